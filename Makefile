@@ -1,0 +1,37 @@
+# Every target creates .venv and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DATA ?= ../shared/data
+export BAYES_HIER_DATA := $(abspath $(DATA))
+export MPLBACKEND := Agg
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/python -m bayes_hier.demo
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check bayes_hier tests benchmarks
+
+test: lint
+	$(BIN)/python -m pytest -ra --durations=15
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m benchmarks.run --out benchmarks/RESULTS.md
+
+clean:
+	rm -rf $(VENV) build dist demo_output .pytest_cache .ruff_cache

@@ -1,0 +1,36 @@
+"""bayes_hier: Bayesian comparison of machine-learning models from cross-validation results.
+
+>>> from bayes_hier import hierarchical_test
+>>> result = hierarchical_test(x, y, rope=0.01, runs=10, names=("A", "B"))  # doctest: +SKIP
+>>> print(result)  # doctest: +SKIP
+
+Convention (everywhere): the analysed difference is d = second − first (``y - x``) and
+probabilities are ordered (left, rope, right): left = the first model is better by more than the
+rope, right = the second model is better.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .data import CVData
+from .decision import Decision
+from .diagnostics import SamplingWarning
+from .hierarchical import HierarchicalResult, hierarchical_test
+from .probabilities import Probabilities
+from .rope import Rope, RopeScaleWarning
+
+try:
+    __version__ = version("bayes_hier")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = [
+    "CVData",
+    "Decision",
+    "HierarchicalResult",
+    "Probabilities",
+    "Rope",
+    "RopeScaleWarning",
+    "SamplingWarning",
+    "__version__",
+    "hierarchical_test",
+]

@@ -1,0 +1,401 @@
+"""Validated cross-validation results of two models: :class:`CVData`.
+
+All input validation of the package lives here, so that every test (hierarchical, correlated t,
+sign, signed-rank, frequentist) accepts the same inputs and rejects bad ones with the same
+messages. Two models, the *first* (``x``) and the *second* (``y``), are scored on the same folds of
+a (repeated) cross-validation on one or several data sets. The analysed difference is
+``d = y - x`` (negated when lower scores are better, so that ``d > 0`` always means the second
+model is better).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .rope import Rope, RopeLike
+
+#: Default column names of a tidy data frame (one row per model, data set, run and fold).
+DEFAULT_COLUMNS: dict[str, str] = {
+    "dataset": "dataset",
+    "model": "model",
+    "run": "run",
+    "fold": "fold",
+    "score": "score",
+}
+
+
+def _as_float_rows(values: Any, label: str) -> list[np.ndarray]:
+    """Turn a 1-D array (one data set), a 2-D array (q x n) or a list of 1-D arrays into rows."""
+    if isinstance(values, pd.DataFrame):
+        values = values.to_numpy()
+    if isinstance(values, np.ndarray) or np.isscalar(values):
+        array = np.asarray(values, dtype=float)
+        if array.ndim == 1:
+            return [array]
+        if array.ndim == 2:
+            return [row for row in array]
+        raise ValueError(
+            f"{label} must be a 1-D array (one data set), a 2-D array (data sets x folds) or a "
+            f"list of 1-D arrays; got an array with {array.ndim} dimensions."
+        )
+    rows = list(values)
+    if rows and all(np.isscalar(v) for v in rows):
+        return [np.asarray(rows, dtype=float)]
+    out = []
+    for i, row in enumerate(rows):
+        array = np.asarray(row, dtype=float)
+        if array.ndim != 1:
+            raise ValueError(
+                f"{label}[{i}] must be a 1-D array of fold scores; got shape {array.shape}."
+            )
+        out.append(array)
+    return out
+
+
+def _per_dataset(value: Any, q: int, label: str) -> np.ndarray:
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 0:
+        return np.full(q, float(array))
+    if array.shape != (q,):
+        raise ValueError(
+            f"{label} must be one number or one value per data set ({q}); got shape {array.shape}."
+        )
+    return array
+
+
+@dataclass(frozen=True)
+class CVData:
+    """Paired cross-validation differences of two models on one or more data sets.
+
+    Build it with :meth:`from_arrays` or :meth:`from_frame`; the constructor validates.
+
+    Parameters
+    ----------
+    differences
+        One 1-D array per data set: the paired differences ``d = y - x`` (already negated when
+        lower scores are better), in run-major order (run 0 folds 0..k-1, run 1, ...).
+    runs
+        Number of cross-validation repetitions per data set (one number or one per data set).
+        ``n_i`` must be a multiple of it; ``folds_i = n_i / runs_i`` must be at least 2.
+    rho
+        Fold correlation per data set, in the open interval (0, 1). ``None`` uses the
+        Nadeau–Bengio heuristic ``rho = 1 / folds`` (test-set share of a k-fold split).
+    datasets
+        Data-set names (default ``"dataset 0"``, ...).
+    names
+        Names of the first and the second model.
+    scores
+        Optional raw scores (both models, all folds) used only to check that the rope is in
+        the units of the scores.
+    higher_is_better
+        Recorded for the reports; the sign convention has already been applied to
+        ``differences``.
+    """
+
+    differences: tuple[np.ndarray, ...]
+    runs: np.ndarray
+    rho: np.ndarray
+    datasets: tuple[str, ...]
+    names: tuple[str, str] = ("first", "second")
+    scores: np.ndarray | None = field(default=None, repr=False)
+    higher_is_better: bool = True
+
+    def __init__(
+        self,
+        differences: Sequence[Iterable[float]] | np.ndarray,
+        runs: int | Sequence[int] = 1,
+        rho: float | Sequence[float] | None = None,
+        datasets: Sequence[str] | None = None,
+        names: Sequence[str] = ("first", "second"),
+        scores: np.ndarray | None = None,
+        higher_is_better: bool = True,
+    ) -> None:
+        rows = _as_float_rows(differences, "differences")
+        q = len(rows)
+        if q == 0:
+            raise ValueError("No data sets given: pass at least one array of fold results.")
+        datasets = (
+            tuple(str(d) for d in datasets)
+            if datasets is not None
+            else tuple(f"dataset {i}" for i in range(q))
+        )
+        if len(datasets) != q:
+            raise ValueError(f"Got {len(datasets)} data-set names for {q} data sets.")
+        if len(set(datasets)) != q:
+            raise ValueError("Data-set names must be unique.")
+        for name, row in zip(datasets, rows):
+            if row.size < 2:
+                raise ValueError(
+                    f"Data set {name!r} has {row.size} score(s); at least 2 paired fold results "
+                    "are needed to estimate a variance. Run a cross-validation with k >= 2."
+                )
+            bad = ~np.isfinite(row)
+            if bad.any():
+                where = np.flatnonzero(bad)[:5].tolist()
+                raise ValueError(
+                    f"Data set {name!r} has {int(bad.sum())} NaN or infinite value(s) (positions "
+                    f"{where}). Remove or re-run the failed folds before the analysis."
+                )
+        runs_array = _per_dataset(runs, q, "runs")
+        if np.any(runs_array < 1) or np.any(runs_array != np.round(runs_array)):
+            raise ValueError(f"runs must be positive whole numbers; got {runs!r}.")
+        runs_array = runs_array.astype(int)
+        n = np.array([row.size for row in rows])
+        for name, n_i, r_i in zip(datasets, n, runs_array):
+            if n_i % r_i:
+                raise ValueError(
+                    f"Data set {name!r} has {n_i} results, which is not a multiple of runs={r_i}. "
+                    "Pass the number of cross-validation repetitions, e.g. runs=10 for 10x10 CV."
+                )
+            if n_i // r_i < 2:
+                raise ValueError(
+                    f"Data set {name!r}: runs={r_i} leaves {n_i // r_i} fold per run; a "
+                    "cross-validation needs at least 2 folds per run (runs = n / folds)."
+                )
+        if rho is None:
+            rho_array = runs_array / n  # 1 / folds
+        else:
+            rho_array = _per_dataset(rho, q, "rho")
+            if np.any(~(rho_array > 0) | ~(rho_array < 1)):
+                raise ValueError(
+                    f"rho must lie strictly between 0 and 1; got {rho!r}. It is the correlation "
+                    "between folds, n_test / (n_test + n_train), e.g. 1/k for k-fold CV."
+                )
+        if len(names) != 2 or names[0] == names[1]:
+            raise ValueError(f"names must be two different model names; got {names!r}.")
+        object.__setattr__(self, "differences", tuple(rows))
+        object.__setattr__(self, "runs", runs_array)
+        object.__setattr__(self, "rho", rho_array)
+        object.__setattr__(self, "datasets", datasets)
+        object.__setattr__(self, "names", (str(names[0]), str(names[1])))
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "higher_is_better", bool(higher_is_better))
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_arrays(
+        cls,
+        x: Any,
+        y: Any,
+        runs: int | Sequence[int] = 1,
+        *,
+        rho: float | Sequence[float] | None = None,
+        datasets: Sequence[str] | None = None,
+        names: Sequence[str] = ("first", "second"),
+        higher_is_better: bool = True,
+    ) -> CVData:
+        """Build from the scores of the first (``x``) and second (``y``) model.
+
+        ``x`` and ``y`` are 1-D arrays (one data set), 2-D arrays (data sets x folds) or lists of
+        1-D arrays (a ragged design: data sets with different numbers of folds). Fold ``j`` of
+        ``x`` and ``y`` must come from the same train/test split.
+        """
+        x_rows = _as_float_rows(x, "x")
+        y_rows = _as_float_rows(y, "y")
+        if len(x_rows) != len(y_rows):
+            raise ValueError(
+                f"x has {len(x_rows)} data sets and y has {len(y_rows)}: the two models must be "
+                "scored on the same data sets."
+            )
+        for i, (xr, yr) in enumerate(zip(x_rows, y_rows)):
+            if xr.shape != yr.shape:
+                raise ValueError(
+                    f"x and y have different shapes for data set {i} ({xr.shape} vs {yr.shape}): "
+                    "the scores must be paired fold by fold."
+                )
+        sign = 1.0 if higher_is_better else -1.0
+        differences = [sign * (yr - xr) for xr, yr in zip(x_rows, y_rows)]
+        scores = np.concatenate(x_rows + y_rows)
+        return cls(
+            differences,
+            runs=runs,
+            rho=rho,
+            datasets=datasets,
+            names=names,
+            scores=scores[np.isfinite(scores)],
+            higher_is_better=higher_is_better,
+        )
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        models: Sequence[str] | None = None,
+        *,
+        columns: Mapping[str, str] | None = None,
+        rho: float | Sequence[float] | None = None,
+        higher_is_better: bool = True,
+    ) -> CVData:
+        """Build from a tidy data frame with one row per (model, data set, run, fold).
+
+        Parameters
+        ----------
+        frame
+            Columns ``dataset, model, run, fold, score`` (names configurable with ``columns``).
+            ``dataset`` may be absent (one data set) and so may ``run`` (a single run).
+        models
+            The (first, second) model to compare; optional when the frame holds exactly two.
+        columns
+            Mapping from the roles ``dataset, model, run, fold, score`` to column names, e.g.
+            ``{"model": "classifier", "score": "accuracy"}``.
+        """
+        roles = {**DEFAULT_COLUMNS, **(dict(columns) if columns else {})}
+        unknown = set(roles) - set(DEFAULT_COLUMNS)
+        if unknown:
+            raise ValueError(
+                f"Unknown column roles {sorted(unknown)}; the roles are {list(DEFAULT_COLUMNS)}."
+            )
+        for role in ("model", "fold", "score"):
+            if roles[role] not in frame.columns:
+                raise ValueError(
+                    f"The data frame has no {role} column {roles[role]!r} (columns: "
+                    f"{list(frame.columns)}). Name it with columns={{'{role}': '...'}}."
+                )
+        df = frame.copy()
+        for role, default in (("dataset", "dataset 0"), ("run", 0)):
+            if roles[role] not in df.columns:
+                df[roles[role]] = default
+        present = list(pd.unique(df[roles["model"]]))
+        if models is None:
+            if len(present) != 2:
+                raise ValueError(
+                    f"The frame holds {len(present)} models {present}; say which two to compare "
+                    "with models=(first, second)."
+                )
+            models = present
+        if len(models) != 2:
+            raise ValueError(f"models must name two models; got {models!r}.")
+        for model in models:
+            if model not in present:
+                raise ValueError(f"Model {model!r} is not in the frame (models: {present}).")
+        key = [roles["dataset"], roles["run"], roles["fold"]]
+        tables = []
+        for model in models:
+            part = df.loc[df[roles["model"]] == model, [*key, roles["score"]]]
+            duplicated = part.duplicated(subset=key, keep=False)
+            if duplicated.any():
+                example = part.loc[duplicated, key].iloc[0].tolist()
+                raise ValueError(
+                    f"Model {model!r} has {int(duplicated.sum())} rows sharing a (dataset, run, "
+                    f"fold), e.g. {example}. Each fold must appear once per model; aggregate or "
+                    "remove the duplicates."
+                )
+            scores = pd.to_numeric(part[roles["score"]], errors="coerce").astype(float)
+            bad = ~np.isfinite(scores.to_numpy())
+            if bad.any():
+                example = part.loc[bad, key].iloc[0].tolist()
+                raise ValueError(
+                    f"Model {model!r} has {int(bad.sum())} NaN, infinite or non-numeric scores, "
+                    f"e.g. at (dataset, run, fold) = {example}. Remove or re-run the failed folds."
+                )
+            tables.append(scores.set_axis(pd.MultiIndex.from_frame(part[key])).rename(str(model)))
+        joined = pd.concat(tables, axis=1, join="outer")
+        missing = joined.isna().any(axis=1)
+        if missing.any():
+            example = missing[missing].index[0]
+            lacking = [str(m) for m in models if pd.isna(joined.loc[example, str(m)])]
+            raise ValueError(
+                f"{int(missing.sum())} (dataset, run, fold) combinations are scored for one model "
+                f"only, e.g. {tuple(example)} lacks {lacking}. The comparison is paired: give both "
+                "models the same folds."
+            )
+        order = list(pd.unique(df[roles["dataset"]]))
+        x_rows, y_rows, runs = [], [], []
+        for dataset in order:
+            if dataset not in joined.index.get_level_values(0):
+                continue
+            block = joined.loc[dataset].sort_index()
+            n_runs = block.index.get_level_values(0).nunique()
+            n_folds = block.index.get_level_values(1).nunique()
+            if len(block) != n_runs * n_folds:
+                raise ValueError(
+                    f"Data set {dataset!r} has {len(block)} results for {n_runs} runs and "
+                    f"{n_folds} folds; every run must have the same folds."
+                )
+            x_rows.append(block[str(models[0])].to_numpy(dtype=float))
+            y_rows.append(block[str(models[1])].to_numpy(dtype=float))
+            runs.append(n_runs)
+        return cls.from_arrays(
+            x_rows,
+            y_rows,
+            runs=runs,
+            rho=rho,
+            datasets=[str(d) for d in order if d in joined.index.get_level_values(0)],
+            names=[str(m) for m in models],
+            higher_is_better=higher_is_better,
+        )
+
+    # ------------------------------------------------------------------ derived quantities
+    @property
+    def q(self) -> int:
+        """Number of data sets."""
+        return len(self.differences)
+
+    @property
+    def n(self) -> np.ndarray:
+        """Number of paired results per data set."""
+        return np.array([d.size for d in self.differences])
+
+    @property
+    def folds(self) -> np.ndarray:
+        """Folds per run, per data set."""
+        return self.n // self.runs
+
+    @property
+    def means(self) -> np.ndarray:
+        """Sample mean of the differences of each data set (the MLE of its true difference)."""
+        return np.array([d.mean() for d in self.differences])
+
+    @property
+    def sum_of_squares(self) -> np.ndarray:
+        """``SS_i = sum_j (d_ij - mean_i)^2`` per data set."""
+        return np.array([np.sum((d - d.mean()) ** 2) for d in self.differences])
+
+    @property
+    def stds(self) -> np.ndarray:
+        """Sample standard deviation (ddof = 1) of the differences of each data set."""
+        return np.sqrt(self.sum_of_squares / (self.n - 1))
+
+    @property
+    def standard_errors(self) -> np.ndarray:
+        """Corrected standard error of each mean, ``s_i * sqrt(1/n_i + rho_i / (1 - rho_i))``.
+
+        The Nadeau–Bengio correction for the correlation between overlapping training sets.
+        """
+        return self.stds * np.sqrt(1.0 / self.n + self.rho / (1.0 - self.rho))
+
+    def rope(self, rope: RopeLike) -> Rope:
+        """Parse ``rope`` and warn if it looks like it is in other units than the scores."""
+        parsed = Rope.parse(rope)
+        parsed.check_scale(self.scores)
+        return parsed
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per data set: n, runs, folds, rho, mean and sd of the differences."""
+        return pd.DataFrame(
+            {
+                "dataset": list(self.datasets),
+                "n": self.n,
+                "runs": self.runs,
+                "folds": self.folds,
+                "rho": self.rho,
+                "mean": self.means,
+                "std": self.stds,
+            }
+        )
+
+    def __repr__(self) -> str:
+        design = (
+            f"{self.runs[0]}x{self.folds[0]} CV"
+            if np.all(self.runs == self.runs[0]) and np.all(self.folds == self.folds[0])
+            else "ragged CV"
+        )
+        return (
+            f"CVData({self.names[1]} - {self.names[0]}, {self.q} data set(s), {design}, "
+            f"n={self.n.sum()} differences)"
+        )

@@ -1,0 +1,114 @@
+"""The interface every Stan engine implements, and the settings of one sampling run."""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import arviz as az
+
+from ..stan_programs import StanProgram
+
+StanData = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """NUTS settings shared by the engines (the names of CmdStan's arguments in brackets).
+
+    Attributes
+    ----------
+    chains, draws, warmup
+        Number of chains, post-warm-up draws per chain (``num_samples``) and warm-up
+        iterations per chain (``num_warmup``).
+    seed
+        Integer seed in ``[0, 2**31)``; the same seed gives the same draws on the same engine.
+    inits
+        One dict of initial values per chain (constrained scale).
+    max_treedepth, adapt_delta
+        NUTS maximum tree depth (``max_depth``) and target acceptance rate (``delta``).
+    progress
+        Show the engine's progress output.
+    """
+
+    chains: int = 4
+    draws: int = 1000
+    warmup: int = 1000
+    seed: int = 0
+    inits: Sequence[Mapping[str, Any]] | None = None
+    max_treedepth: int = 10
+    adapt_delta: float = 0.8
+    progress: bool = False
+    coords: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    dims: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.chains < 1 or self.draws < 1 or self.warmup < 0:
+            raise ValueError(
+                f"chains and draws must be >= 1 and warmup >= 0; got chains={self.chains}, "
+                f"draws={self.draws}, warmup={self.warmup}."
+            )
+        if not 0 <= self.seed < 2**31:
+            raise ValueError(f"seed must be in [0, 2**31); got {self.seed}.")
+        if not 0 < self.adapt_delta < 1:
+            raise ValueError(f"adapt_delta must be in (0, 1); got {self.adapt_delta}.")
+        if self.inits is not None and len(self.inits) != self.chains:
+            raise ValueError(f"Need one dict of initial values per chain ({self.chains}).")
+
+
+def cache_directory() -> Path:
+    """Where compiled models and their locks live (``$BAYES_HIER_CACHE`` overrides)."""
+    root = os.environ.get("BAYES_HIER_CACHE")
+    if root:
+        path = Path(root)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = Path(base) / "bayes_hier"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class Engine(ABC):
+    """One way of compiling and running the package's Stan programs.
+
+    Implementations return :class:`arviz.InferenceData` with the same variable names (those of
+    the Stan program) and the sample statistics arviz names ``diverging``, ``tree_depth``,
+    ``energy``, ``lp``, ``step_size``.
+    """
+
+    name: str
+
+    @classmethod
+    @abstractmethod
+    def available(cls) -> bool:
+        """Whether this engine can run on this machine."""
+
+    @abstractmethod
+    def is_compiled(self, program: StanProgram) -> bool:
+        """Whether a compiled model for ``program`` is in the cache."""
+
+    @abstractmethod
+    def compile(self, program: StanProgram) -> None:
+        """Compile ``program`` unless it is cached; safe when several processes do it at once."""
+
+    @abstractmethod
+    def sample(
+        self, program: StanProgram, data: StanData, settings: SamplerSettings
+    ) -> az.InferenceData:
+        """Run NUTS and return the draws (warm-up discarded)."""
+
+    @abstractmethod
+    def log_density(
+        self, program: StanProgram, data: StanData, parameters: Mapping[str, Any]
+    ) -> float:
+        """Log density (no Jacobian, constants dropped as in Stan's ``~``) at ``parameters``.
+
+        ``parameters`` are on the constrained scale, named as in the program.
+        """
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} engine {self.name!r}>"

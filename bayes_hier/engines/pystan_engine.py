@@ -1,0 +1,159 @@
+"""The embedded engine: pystan 3 (httpstan), which ships the Stan compiler and headers.
+
+httpstan caches compiled models in its own cache directory, keyed by the program text and the
+Python executable; :func:`compile_lock` makes concurrent first compilations wait for each other
+instead of racing. httpstan also stores every *seeded* fit in that cache (about 6 MB per chain for
+the hierarchical model) so that the same request can be answered again; as this package always
+seeds, those files are deleted right after the draws have been read (see ``_discard_seeded_fits``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import arviz as az
+
+from ..stan_programs import StanProgram
+from ._event_loop import run_outside_event_loop
+from ._locking import compile_lock
+from .base import Engine, SamplerSettings, StanData
+
+_HTTPSTAN_CACHE_PATCH = threading.Lock()
+
+
+@contextlib.contextmanager
+def _quiet(show: bool) -> Iterator[None]:
+    """Swallow pystan's console output (build and sampling progress) unless ``show``."""
+    if show:
+        yield
+        return
+    sink = io.StringIO()
+    with contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
+        yield
+
+
+@contextlib.contextmanager
+def _discard_seeded_fits() -> Iterator[None]:
+    """Delete the fits that httpstan stores in its cache during the block.
+
+    httpstan's server runs in this process (pystan starts it inside its own event loop), so the
+    fits it dumps during the block are exactly this call's; fits of other processes are left alone.
+    """
+    import httpstan.cache
+
+    with _HTTPSTAN_CACHE_PATCH:
+        original = httpstan.cache.dump_fit
+        written: list[str] = []
+
+        def recording_dump_fit(fit_bytes: bytes, name: str) -> None:
+            written.append(name)
+            original(fit_bytes, name)
+
+        httpstan.cache.dump_fit = recording_dump_fit
+        try:
+            yield
+        finally:
+            httpstan.cache.dump_fit = original
+            for name in written:
+                with contextlib.suppress(OSError, KeyError):
+                    httpstan.cache.delete_fit(name)
+
+
+class PyStanEngine(Engine):
+    """Compile and sample with pystan 3; works offline, compiles with the system C++ compiler."""
+
+    name = "pystan"
+
+    @classmethod
+    def available(cls) -> bool:
+        try:
+            import stan  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def is_compiled(self, program: StanProgram) -> bool:
+        import httpstan.cache
+        import httpstan.models
+
+        model_name = httpstan.models.calculate_model_name(program.code)
+        try:
+            httpstan.models.import_services_extension_module(model_name)
+        except KeyError:
+            return False
+        # the module is importable: the directory holds a complete build
+        return httpstan.cache.model_directory(model_name).is_dir()
+
+    def compile(self, program: StanProgram) -> None:
+        if self.is_compiled(program):
+            return
+        with compile_lock(self.name, program):
+            if self.is_compiled(program):  # another process compiled it while we waited
+                return
+            print(
+                f"bayes_hier: compiling the Stan program {program.name!r} with pystan "
+                "(first use on this machine; about a minute)...",
+                file=sys.stderr,
+                flush=True,
+            )
+            with _quiet(False):
+                run_outside_event_loop(lambda: asyncio.run(self._compile(program.code)))
+
+    @staticmethod
+    async def _compile(code: str) -> None:
+        import stan.common
+
+        async with stan.common.HttpstanClient() as client:
+            response = await client.post("/models", json={"program_code": code})
+            if response.status != 201:
+                raise RuntimeError(f"Stan compilation failed: {response.json().get('message')}")
+
+    def _build(
+        self, program: StanProgram, data: StanData, seed: int | None, show_output: bool
+    ) -> Any:
+        import stan
+
+        self.compile(program)
+        with _quiet(show_output):
+            return stan.build(program.code, data=dict(data), random_seed=seed)
+
+    def sample(
+        self, program: StanProgram, data: StanData, settings: SamplerSettings
+    ) -> az.InferenceData:
+        def run() -> az.InferenceData:
+            with _discard_seeded_fits():
+                model = self._build(program, data, settings.seed, show_output=settings.progress)
+                inits = [dict(i) for i in settings.inits] if settings.inits else None
+                with _quiet(settings.progress):
+                    fit = model.sample(
+                        num_chains=settings.chains,
+                        num_samples=settings.draws,
+                        num_warmup=settings.warmup,
+                        max_depth=settings.max_treedepth,
+                        delta=settings.adapt_delta,
+                        **({"init": inits} if inits else {}),
+                    )
+            return az.from_pystan(
+                posterior=fit,
+                posterior_model=model,
+                coords=dict(settings.coords),
+                dims=dict(settings.dims),
+            )
+
+        return run_outside_event_loop(run)
+
+    def log_density(
+        self, program: StanProgram, data: StanData, parameters: Mapping[str, Any]
+    ) -> float:
+        def run() -> float:
+            model = self._build(program, data, None, show_output=False)
+            unconstrained = model.unconstrain_pars(dict(parameters))
+            return float(model.log_prob(unconstrained, adjust_transform=False))
+
+        return run_outside_event_loop(run)

@@ -1,0 +1,285 @@
+"""From :class:`~bayes_hier.data.CVData` to the data and initial values of the Stan programs.
+
+Implements SPEC §3 and §3.2: the hyper-parameters of the priors, the rescaling to unit scale,
+the treatment of data sets whose differences are all equal, the choice between the centred and
+non-centred parametrisation, and data-based initial values.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data import CVData
+from ..rope import Rope
+
+#: ν priors by name: (Stan switch, Gamma(shape, rate) of ν − 1 when fixed).
+NU_PRIORS: dict[str, tuple[int, tuple[float, float] | None]] = {
+    "hierarchical": (0, None),
+    "juarez-steel": (1, (2.0, 0.1)),
+    "kruschke": (1, (1.0, 0.0345)),
+    "gaussian": (2, None),
+}
+PARAMETRIZATIONS = ("auto", "centered", "noncentered")
+
+
+class ConstantDifferencesWarning(UserWarning):
+    """Some data sets had identical differences on every fold and were perturbed."""
+
+
+@dataclass(frozen=True)
+class HierarchicalPrior:
+    """Hyper-parameters of the hierarchical model (Corani et al., 2017; SPEC §3).
+
+    Attributes
+    ----------
+    nu_prior
+        ``"hierarchical"``: ν − 1 ~ Gamma(α, β), α ~ U(0.5, 5), β ~ U(0.05, 0.15) (default);
+        ``"juarez-steel"``: ν − 1 ~ Gamma(2, 0.1); ``"kruschke"``: ν − 1 ~ Gamma(1, 0.0345);
+        ``"gaussian"``: normal population of differences (ν → ∞).
+    sigma_factor
+        σ_i ~ U(0, σ̄) with σ̄ = ``sigma_factor`` · mean_i(s_i).
+    sigma0_factor
+        σ₀ ~ U(0, σ̄₀) with σ̄₀ = ``sigma0_factor`` · sd(x̄_1..x̄_q) (mean_i(s_i) when q = 1 or
+        the means are all equal).
+    delta0_bound
+        δ₀ ~ U(−D, D). ``None`` takes D = max_ij |x_ij| as the published reference code does;
+        give 1 (or 100 for percentages) to use the paper's bound for bounded scores.
+    alpha_range, beta_range
+        Bounds of the uniform priors on the shape α and rate β of ν − 1 (hierarchical prior).
+    """
+
+    nu_prior: str = "hierarchical"
+    sigma_factor: float = 1000.0
+    sigma0_factor: float = 1000.0
+    delta0_bound: float | None = None
+    alpha_range: tuple[float, float] = (0.5, 5.0)
+    beta_range: tuple[float, float] = (0.05, 0.15)
+
+    def __post_init__(self) -> None:
+        if self.nu_prior not in NU_PRIORS:
+            raise ValueError(f"nu_prior must be one of {list(NU_PRIORS)}; got {self.nu_prior!r}.")
+        for name in ("sigma_factor", "sigma0_factor"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive; got {getattr(self, name)}.")
+        if self.delta0_bound is not None and not self.delta0_bound > 0:
+            raise ValueError(f"delta0_bound must be positive; got {self.delta0_bound}.")
+        for low, high in (self.alpha_range, self.beta_range):
+            if not 0 < low < high:
+                raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
+
+
+@dataclass(frozen=True)
+class ModelInput:
+    """Everything a Stan fit of the hierarchical model needs, in rescaled units.
+
+    Attributes
+    ----------
+    differences
+        Per data set, the (perturbed where needed) differences divided by ``scale``.
+    scale
+        mean_i(s_i) of the (perturbed) differences: the unit of the Stan program.
+    rope
+        The rope in rescaled units.
+    perturbed
+        Names of the data sets whose constant differences were perturbed.
+    noncentered
+        Per data set, whether the non-centred parametrisation is used.
+    data
+        The data of ``hierarchical.stan``.
+    """
+
+    differences: tuple[np.ndarray, ...]
+    scale: float
+    rope: Rope
+    perturbed: tuple[str, ...]
+    noncentered: np.ndarray
+    data: dict[str, Any]
+
+    def matrix_data(self) -> dict[str, Any]:
+        """The data of the reference program ``hierarchical_matrix.stan`` (raw differences)."""
+        data = {k: v for k, v in self.data.items() if k not in ("xbar", "ss")}
+        x = np.concatenate(self.differences)
+        return {**data, "total": int(x.size), "x": x}
+
+
+def perturb_constant(
+    cv: CVData, rope: Rope, rng: np.random.Generator
+) -> tuple[list[np.ndarray], tuple[str, ...]]:
+    """Give data sets whose differences are all equal a small, mean-preserving spread.
+
+    As in the reference code of Corani et al.: draw ``u_j ~ U(-r, r)`` for ``j = 1..floor(n/2)``,
+    add ``u_j`` to the first ``floor(n/2)`` differences and subtract it from the next
+    ``floor(n/2)`` (an odd middle value is left alone), so the mean is kept and ``SS > 0``.
+    ``r`` is half the rope width; with an empty rope, a thousandth of the mean standard deviation
+    of the other data sets (or of ``max(1, |mean|)`` when all are constant).
+    """
+    stds = cv.stds
+    constant = stds == 0
+    if not constant.any():
+        return list(cv.differences), ()
+    half_width = rope.width / 2
+    if half_width == 0:
+        reference = (
+            stds[~constant].mean() if (~constant).any() else max(1.0, np.abs(cv.means).max())
+        )
+        half_width = 1e-3 * reference
+    differences = []
+    for d, is_constant in zip(cv.differences, constant):
+        if is_constant:
+            half = d.size // 2
+            u = rng.uniform(-half_width, half_width, size=half)
+            d = d.copy()
+            d[:half] += u
+            d[half : 2 * half] -= u
+        differences.append(d)
+    names = tuple(name for name, c in zip(cv.datasets, constant) if c)
+    warnings.warn(
+        f"{len(names)} data set(s) have the same difference on every fold ({', '.join(names[:5])}"
+        f"{', ...' if len(names) > 5 else ''}): their variance would be 0, which the model cannot "
+        f"fit. Each was given a mean-preserving spread of ±{half_width:g} (half the rope width).",
+        ConstantDifferencesWarning,
+        stacklevel=4,
+    )
+    return differences, names
+
+
+def choose_noncentered(means: np.ndarray, standard_errors: np.ndarray) -> np.ndarray:
+    """Per data set, whether to use the non-centred form δ_i = δ₀ + σ₀ z_i.
+
+    The centred form suits data sets whose own data pin δ_i down more tightly than the population
+    does; the non-centred form suits the others, where the centred posterior of (δ_i, σ₀) is a
+    funnel (Betancourt & Girolami, 2015). The population scale is estimated robustly, because a
+    Student-t population has outlying data sets:
+    ``σ̂₀² = max((1.4826 · MAD(x̄))² − median(se²), 0)``, and data set i is non-centred when
+    ``se_i > σ̂₀``.
+    """
+    means = np.asarray(means, float)
+    standard_errors = np.asarray(standard_errors, float)
+    mad = 1.4826 * np.median(np.abs(means - np.median(means)))
+    spread = np.sqrt(max(mad**2 - float(np.median(standard_errors**2)), 0.0))
+    return standard_errors > spread
+
+
+def build_model_input(
+    cv: CVData,
+    rope: Rope,
+    prior: HierarchicalPrior,
+    parametrization: str,
+    rng: np.random.Generator,
+) -> ModelInput:
+    """Rescale the data to unit scale and fill in the data of the Stan program (SPEC §3)."""
+    if parametrization not in PARAMETRIZATIONS:
+        raise ValueError(
+            f"parametrization must be one of {PARAMETRIZATIONS}; got {parametrization!r}."
+        )
+    raw, perturbed = perturb_constant(cv, rope, rng)
+    n = cv.n.astype(float)
+    means = np.array([d.mean() for d in raw])
+    ss = np.array([np.sum((d - d.mean()) ** 2) for d in raw])
+    stds = np.sqrt(ss / (n - 1))
+    scale = float(stds.mean())
+    differences = tuple(d / scale for d in raw)
+    means, stds, ss = means / scale, stds / scale, ss / scale**2
+    standard_errors = stds * np.sqrt(1 / n + cv.rho / (1 - cv.rho))
+    if parametrization == "auto":
+        noncentered = choose_noncentered(means, standard_errors)
+    else:
+        noncentered = np.full(cv.q, parametrization == "noncentered")
+    spread_of_means = float(np.std(means, ddof=1)) if cv.q > 1 else 0.0
+    if not spread_of_means > 0:
+        spread_of_means = 1.0  # mean_i(s_i) in rescaled units
+    if prior.delta0_bound is None:
+        delta0_bound = float(max(np.abs(d).max() for d in differences))
+    else:
+        delta0_bound = prior.delta0_bound / scale
+    if not delta0_bound > np.abs(means).max():
+        raise ValueError(
+            f"delta0_bound={prior.delta0_bound} is smaller than the largest mean difference "
+            f"({np.abs(means).max() * scale:g}); the population mean must be able to reach it."
+        )
+    switch, gamma = NU_PRIORS[prior.nu_prior]
+    data: dict[str, Any] = {
+        "q": cv.q,
+        "n": cv.n.astype(int).tolist(),
+        "rho": cv.rho.astype(float),
+        "sigma_upper": prior.sigma_factor * 1.0,  # mean_i(s_i) is 1 after rescaling
+        "sigma0_upper": prior.sigma0_factor * spread_of_means,
+        "delta0_bound": delta0_bound,
+        "nu_prior": switch,
+        "nu_shape": gamma[0] if gamma else 1.0,
+        "nu_rate": gamma[1] if gamma else 1.0,
+        "alpha_lower": prior.alpha_range[0],
+        "alpha_upper": prior.alpha_range[1],
+        "beta_lower": prior.beta_range[0],
+        "beta_upper": prior.beta_range[1],
+        "noncentered": noncentered.astype(int).tolist(),
+        "xbar": means,
+        "ss": ss,
+    }
+    return ModelInput(
+        differences=differences,
+        scale=scale,
+        rope=rope.scaled(scale),
+        perturbed=perturbed,
+        noncentered=noncentered,
+        data=data,
+    )
+
+
+def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generator) -> list[dict]:
+    """Data-based, slightly jittered initial values, one dict per chain (SPEC §3.2).
+
+    δ_i ≈ x̄_i, σ_i ≈ s_i, δ₀ ≈ mean(x̄), σ₀ ≈ sd(x̄), ν − 1 = 5 (moderate tails), α = 2, β = 0.1;
+    each jittered by about a tenth of its uncertainty so that R-hat can detect stuck chains. Stan's
+    default random inits in (−2, 2) on the unconstrained scale put σ_i and σ₀ near 0 or near
+    their huge upper bounds, where chains can stall with a step size near zero.
+    """
+    data = model_input.data
+    means = np.asarray(data["xbar"], float)
+    n = np.asarray(data["n"], float)
+    stds = np.sqrt(np.asarray(data["ss"], float) / (n - 1))
+    rho = np.asarray(data["rho"], float)
+    se = stds * np.sqrt(1 / n + rho / (1 - rho))
+    bound = data["delta0_bound"]
+
+    def inside(value: np.ndarray | float, low: float, high: float) -> np.ndarray | float:
+        margin = 1e-6 * (high - low)
+        return np.clip(value, low + margin, high - margin)
+
+    inits = []
+    for _ in range(chains):
+        delta = means + 0.1 * se * rng.standard_normal(means.size)
+        delta0 = float(
+            inside(means.mean() + 0.1 * se.mean() * rng.standard_normal(), -bound, bound)
+        )
+        sigma0_guess = np.std(means, ddof=1) if means.size > 1 else se.mean()
+        sigma0 = float(
+            inside(
+                max(sigma0_guess, 0.1 * se.mean()) * np.exp(0.1 * rng.standard_normal()),
+                0.0,
+                data["sigma0_upper"],
+            )
+        )
+        sigma = inside(
+            stds * np.exp(0.05 * rng.standard_normal(means.size)), 0.0, data["sigma_upper"]
+        )
+        noncentered = np.asarray(data["noncentered"], bool)
+        delta_raw = np.where(noncentered, (delta - delta0) / sigma0, delta)
+        hierarchical = data["nu_prior"] == 0
+        init: dict[str, Any] = {
+            "delta0": delta0,
+            "sigma0": sigma0,
+            "sigma": np.asarray(sigma, float),
+            "delta_raw": np.asarray(delta_raw, float),
+            "nu_alpha": [2.0] if hierarchical else [],
+            "nu_beta": [0.1] if hierarchical else [],
+            "nu_minus_one": [float(5.0 * np.exp(0.1 * rng.standard_normal()))]
+            if data["nu_prior"] != 2
+            else [],
+        }
+        inits.append(init)
+    return inits

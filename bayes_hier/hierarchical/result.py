@@ -1,0 +1,260 @@
+"""The result of the hierarchical test: probabilities, shrinkage, diagnostics, tables and plots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+
+from ..data import CVData
+from ..decision import OUTCOMES
+from ..probabilities import (
+    Probabilities,
+    argmax_shares,
+    region_shares,
+    student_t_region_masses,
+)
+from ..results import ComparisonResult
+from ..rope import Rope
+from .model_input import HierarchicalPrior, ModelInput
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def hdi(sample: np.ndarray, prob: float) -> tuple[float, float]:
+    """Highest-density interval of a 1-D sample (arviz's implementation)."""
+    low, high = az.hdi(np.asarray(sample, float), hdi_prob=prob)
+    return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class PopulationSummary:
+    """Posterior of the population mean difference δ₀ (original units).
+
+    Attributes
+    ----------
+    mean, hdi_low, hdi_high, hdi_prob
+        Posterior mean and highest-density interval of δ₀.
+    probs
+        P(δ₀ < low), P(low ≤ δ₀ ≤ high), P(δ₀ > high) for the rope [low, high].
+    """
+
+    mean: float
+    hdi_low: float
+    hdi_high: float
+    hdi_prob: float
+    probs: Probabilities
+
+    def __str__(self) -> str:
+        return (
+            f"mean {self.mean:.4g}, {self.hdi_prob:.0%} HDI [{self.hdi_low:.4g}, "
+            f"{self.hdi_high:.4g}]; P(left, rope, right) = "
+            f"({self.probs.left:.3f}, {self.probs.rope:.3f}, {self.probs.right:.3f})"
+        )
+
+
+class HierarchicalResult(ComparisonResult):
+    """Posterior of the hierarchical model for two models on several data sets.
+
+    All numbers are in the original units of the scores and follow the package convention
+    d = second − first (SPEC §0): ``left`` means the first model is better.
+
+    Attributes
+    ----------
+    idata
+        The draws (:class:`arviz.InferenceData`), rescaled back to the original units:
+        ``delta0``, ``sigma0``, ``nu``, ``delta`` and ``sigma`` (per data set).
+    cv
+        The validated input.
+    rope
+        The rope in the units of the scores.
+    diagnostics
+        Divergences, max R-hat, min bulk/tail ESS, tree-depth hits and min E-BFMI.
+    settings
+        Engine, seed, chains, draws, parametrisation and the prior.
+    """
+
+    def __init__(
+        self,
+        idata: az.InferenceData,
+        cv: CVData,
+        rope: Rope,
+        model_input: ModelInput,
+        prior: HierarchicalPrior,
+        diagnostics: dict[str, float],
+        settings: dict[str, Any],
+        hdi_prob: float = 0.95,
+    ) -> None:
+        self.idata = idata
+        self.cv = cv
+        self.names = cv.names
+        self.rope = rope
+        self.model_input = model_input
+        self.prior = prior
+        self.diagnostics = diagnostics
+        self.settings = settings
+        self.hdi_prob = hdi_prob
+
+    # ------------------------------------------------------------------ draws
+    def _draws(self, name: str) -> np.ndarray:
+        """Draws of a scalar or vector variable with chains stacked: shape (m,) or (m, k)."""
+        values = self.idata.posterior[name].values
+        return values.reshape(values.shape[0] * values.shape[1], *values.shape[2:])
+
+    @cached_property
+    def nu_draws(self) -> np.ndarray:
+        """Draws of ν (infinite for the Gaussian population)."""
+        if self.prior.nu_prior == "gaussian":
+            return np.full(self._draws("delta0").shape, np.inf)
+        return self._draws("nu").reshape(-1)
+
+    @cached_property
+    def sample(self) -> np.ndarray:
+        """Posterior sample on the simplex for the next data set, shape (m, 3).
+
+        Row k holds the masses of Student-t(ν_k, δ₀_k, σ₀_k) below, inside and above the rope
+        (SPEC §3.3.1).
+        """
+        return student_t_region_masses(
+            self._draws("delta0"), self._draws("sigma0"), self.nu_draws, self.rope
+        )
+
+    # ------------------------------------------------------------------ summaries
+    @cached_property
+    def probs(self) -> Probabilities:
+        """Next-data-set probabilities: the share of posterior draws in which left, rope or
+        right has the largest mass (the paper's headline inference, SPEC §3.3.1)."""
+        return argmax_shares(self.sample)
+
+    @cached_property
+    def predictive(self) -> Probabilities:
+        """Posterior predictive probabilities that the *difference* on the next data set falls
+        left of, inside or right of the rope: the posterior means of the three masses."""
+        return Probabilities(*(float(v) for v in self.sample.mean(axis=0)))
+
+    @cached_property
+    def population(self) -> PopulationSummary:
+        """Summary of the population mean difference δ₀ (SPEC §3.3.2)."""
+        delta0 = self._draws("delta0")
+        low, high = hdi(delta0, self.hdi_prob)
+        return PopulationSummary(
+            float(delta0.mean()), low, high, self.hdi_prob, region_shares(delta0, self.rope)
+        )
+
+    @cached_property
+    def per_dataset(self) -> pd.DataFrame:
+        """Per data set: MLE (mean difference), shrinkage estimate E[δ_i | data], its HDI and
+        P(δ_i < low), P(rope), P(δ_i > high), in the original units (SPEC §3.3.3)."""
+        delta = self._draws("delta")
+        rows = []
+        for i, name in enumerate(self.cv.datasets):
+            low, high = hdi(delta[:, i], self.hdi_prob)
+            probs = region_shares(delta[:, i], self.rope)
+            rows.append(
+                {
+                    "dataset": name,
+                    "mle": float(self.cv.means[i]),
+                    "shrunk": float(delta[:, i].mean()),
+                    "hdi_low": low,
+                    "hdi_high": high,
+                    "p_left": probs.left,
+                    "p_rope": probs.rope,
+                    "p_right": probs.right,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per outcome: its label, the next-data-set probability (argmax rule), the
+        posterior predictive probability and the probability for the population mean δ₀."""
+        return pd.DataFrame(
+            {
+                "outcome": list(OUTCOMES),
+                "label": [self.labels[k] for k in OUTCOMES],
+                "probability": list(self.probs),
+                "predictive": list(self.predictive),
+                "population": list(self.population.probs),
+            }
+        )
+
+    def diagnostics_table(self) -> pd.DataFrame:
+        """arviz summary (mean, sd, HDI, R-hat, ESS) of δ₀, σ₀ and ν."""
+        names = ["delta0", "sigma0"] + (["nu"] if self.prior.nu_prior != "gaussian" else [])
+        return az.summary(self.idata, var_names=names, hdi_prob=self.hdi_prob)
+
+    def summary(self, alpha: float = 0.05) -> str:
+        """A readable report naming the models."""
+        first, second = self.names
+        cv = self.cv
+        design = (
+            f"{cv.runs[0]} run(s) x {cv.folds[0]} folds"
+            if np.all(cv.runs == cv.runs[0]) and np.all(cv.folds == cv.folds[0])
+            else "ragged cross-validation"
+        )
+        d = self.diagnostics
+        lines = [
+            f"Bayesian hierarchical test: {second} vs {first} on {cv.q} data sets ({design}), "
+            f"rope {self.rope}",
+            f"  difference d = {second} - {first}"
+            + ("" if cv.higher_is_better else " (scores negated: lower is better)")
+            + f"; nu prior: {self.prior.nu_prior}",
+            "Next data set (share of posterior draws in which each outcome is the most probable):",
+            *self._probability_lines(self.probs),
+            "Posterior predictive probability of the difference on the next data set:",
+            *self._probability_lines(self.predictive),
+            f"Population mean difference delta0: {self.population}",
+            *self._decision_lines(alpha),
+            f"MCMC ({self.settings['engine']}, {d['chains']} chains x {d['draws']} draws, seed "
+            f"{self.settings['seed']}): {d['divergences']} divergences, max R-hat "
+            f"{d['max_rhat']:.3f}, min ESS bulk {d['min_ess_bulk']:.0f} / tail "
+            f"{d['min_ess_tail']:.0f}, tree-depth hits {d['max_treedepth_hits']}, min E-BFMI "
+            f"{d['min_ebfmi']:.2f}" + ("" if not self.settings.get("problems") else " [WARNINGS]"),
+        ]
+        if self.model_input.perturbed:
+            lines.append(
+                f"Perturbed (constant differences): {', '.join(self.model_input.perturbed)}"
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        p = self.probs
+        return (
+            f"<HierarchicalResult {self.names[1]} vs {self.names[0]}: "
+            f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
+        )
+
+    # ------------------------------------------------------------------ plots
+    def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
+        """The next-data-set posterior sample on the probability simplex (a ternary plot)."""
+        from ..plots import plot_simplex
+
+        return plot_simplex(self.sample, self.labels, ax=ax, **kwargs)
+
+    def plot_shrinkage(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
+        """MLE and shrinkage estimate of each data set's difference, with HDIs and the rope."""
+        from .plots import plot_shrinkage
+
+        return plot_shrinkage(self, ax=ax, **kwargs)
+
+    def plot_density(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
+        """Posterior predictive density of δ against a KDE of the shrinkage estimates."""
+        from .plots import plot_density
+
+        return plot_density(self, ax=ax, **kwargs)
+
+    def plot(self, **kwargs: Any) -> Figure:
+        """The three plots side by side."""
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 3, figsize=(18, 5.5), **kwargs)
+        self.plot_simplex(ax=axes[0])
+        self.plot_shrinkage(ax=axes[1])
+        self.plot_density(ax=axes[2])
+        fig.tight_layout()
+        return fig

@@ -1,0 +1,76 @@
+"""Locate and load the package's Stan programs.
+
+The ``.stan`` files exist once, in ``stan/`` at the top of the repository. A built wheel carries
+them as ``bayes_hier/stan`` (``force-include`` in ``pyproject.toml``); a source checkout or an
+editable install reads them from the repository. Fragments shared by several programs live in
+``stan/include`` and are pasted in where a program says ``#include name.stan``, here in Python,
+so that every engine compiles exactly the same text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+_INCLUDE = re.compile(r"^[ \t]*#include[ \t]+[\"<]?([\w./-]+?)[\">]?[ \t]*$", re.MULTILINE)
+
+
+def stan_directory() -> Path:
+    """The folder holding the ``.stan`` programs (installed copy first, then the repository)."""
+    package_dir = Path(__file__).resolve().parent
+    for candidate in (package_dir / "stan", package_dir.parent / "stan"):
+        if (candidate / "hierarchical.stan").is_file():
+            return candidate
+    raise FileNotFoundError(
+        f"The Stan programs were not found in {package_dir / 'stan'} nor in "
+        f"{package_dir.parent / 'stan'}. Reinstall bayes_hier (pip install .) so that the wheel "
+        "carries them."
+    )
+
+
+@dataclass(frozen=True)
+class StanProgram:
+    """A Stan program with its includes resolved.
+
+    Attributes
+    ----------
+    name
+        File name without ``.stan`` (e.g. ``"hierarchical"``).
+    code
+        The full program text given to the compiler.
+    """
+
+    name: str
+    code: str
+
+    @property
+    def digest(self) -> str:
+        """Hash of the program text: the key of the compiled-model caches."""
+        return hashlib.sha256(self.code.encode()).hexdigest()[:16]
+
+
+def _expand(text: str, include_dir: Path, seen: tuple[str, ...] = ()) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in seen:
+            raise ValueError(f"Recursive #include of {name}")
+        path = include_dir / name
+        if not path.is_file():
+            raise FileNotFoundError(f"#include {name}: no file {path}")
+        return _expand(path.read_text(), include_dir, (*seen, name)).rstrip("\n")
+
+    return _INCLUDE.sub(replace, text)
+
+
+@cache
+def load_program(name: str) -> StanProgram:
+    """Load ``stan/<name>.stan`` with its ``#include`` fragments pasted in."""
+    directory = stan_directory()
+    path = directory / f"{name}.stan"
+    if not path.is_file():
+        available = sorted(p.stem for p in directory.glob("*.stan"))
+        raise ValueError(f"No Stan program {name!r}; available: {available}")
+    return StanProgram(name=name, code=_expand(path.read_text(), directory / "include"))

@@ -1,0 +1,24 @@
+  // ---- shared data block of the hierarchical programs (Corani et al., 2017) ----
+  // All quantities are in rescaled units: differences and rope divided by mean_i(s_i).
+  int<lower=1> q;                                  // number of data sets
+  array[q] int<lower=2> n;                         // cross-validation results per data set
+  vector<lower=0, upper=1>[q] rho;                 // fold correlation per data set, 0 < rho < 1
+  real<lower=0> sigma_upper;                       // sigma_i ~ Uniform(0, sigma_upper)
+  real<lower=0> sigma0_upper;                      // sigma0 ~ Uniform(0, sigma0_upper)
+  real<lower=0> delta0_bound;                      // delta0 ~ Uniform(-delta0_bound, delta0_bound)
+  // prior on the degrees of freedom nu = 1 + nu_minus_one:
+  //   0 = hierarchical: nu_minus_one ~ Gamma(alpha, beta), alpha ~ U(alpha_lower, alpha_upper),
+  //                     beta ~ U(beta_lower, beta_upper)
+  //   1 = fixed:        nu_minus_one ~ Gamma(nu_shape, nu_rate)
+  //   2 = gaussian:     the population of true differences is normal (nu -> infinity)
+  int<lower=0, upper=2> nu_prior;
+  real<lower=0> nu_shape;                          // used when nu_prior == 1
+  real<lower=0> nu_rate;                           // used when nu_prior == 1
+  real<lower=0> alpha_lower;
+  real<lower=alpha_lower> alpha_upper;
+  real<lower=0> beta_lower;
+  real<lower=beta_lower> beta_upper;
+  // per data set, 1 = non-centred: delta_i = delta0 + sigma0 * z_i with z_i ~ Student-t(nu, 0, 1);
+  // 0 = centred: delta_i ~ Student-t(nu, delta0, sigma0).  Same posterior, different geometry:
+  // non-centred suits data sets whose own data say less about delta_i than the population does.
+  array[q] int<lower=0, upper=1> noncentered;

@@ -1,0 +1,158 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_hier import CVData
+
+
+def tidy(x: np.ndarray, y: np.ndarray, runs: int, names=("a", "b")) -> pd.DataFrame:
+    q, n = x.shape
+    folds = n // runs
+    rows = []
+    for model, scores in zip(names, (x, y)):
+        for i in range(q):
+            for j in range(n):
+                rows.append((f"d{i}", model, j // folds, j % folds, scores[i, j]))
+    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+
+
+@pytest.fixture
+def scores():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.6, 0.9, (4, 20))
+    return x, x + rng.normal(0.01, 0.02, (4, 20))
+
+
+def test_from_arrays_computes_differences_and_statistics(scores):
+    x, y = scores
+    cv = CVData.from_arrays(x, y, runs=2, names=("a", "b"))
+    d = y - x
+    assert cv.q == 4 and list(cv.n) == [20] * 4
+    np.testing.assert_allclose(cv.means, d.mean(axis=1))
+    np.testing.assert_allclose(cv.sum_of_squares, ((d - d.mean(1, keepdims=True)) ** 2).sum(1))
+    np.testing.assert_allclose(cv.stds, d.std(axis=1, ddof=1))
+    assert list(cv.folds) == [10] * 4
+    np.testing.assert_allclose(cv.rho, 0.1)  # 1 / folds
+    se = d.std(axis=1, ddof=1) * np.sqrt(1 / 20 + 0.1 / 0.9)
+    np.testing.assert_allclose(cv.standard_errors, se)
+
+
+def test_lower_is_better_negates(scores):
+    x, y = scores
+    cv = CVData.from_arrays(x, y, runs=2, higher_is_better=False)
+    np.testing.assert_allclose(cv.means, (x - y).mean(axis=1))
+
+
+def test_frame_and_arrays_agree(scores):
+    x, y = scores
+    from_frame = CVData.from_frame(tidy(x, y, runs=2), models=("a", "b"))
+    from_arrays = CVData.from_arrays(x, y, runs=2)
+    assert from_frame.datasets == ("d0", "d1", "d2", "d3")
+    assert from_frame.names == ("a", "b")
+    for u, v in zip(from_frame.differences, from_arrays.differences):
+        np.testing.assert_allclose(u, v)
+    np.testing.assert_array_equal(from_frame.runs, 2)
+
+
+def test_frame_order_of_rows_does_not_matter(scores):
+    x, y = scores
+    frame = tidy(x, y, runs=2)
+    shuffled = frame.sample(frac=1.0, random_state=1)
+    a = CVData.from_frame(frame, models=("a", "b"))
+    b = CVData.from_frame(shuffled, models=("a", "b"))
+    by_name = dict(zip(b.datasets, b.differences))
+    assert set(by_name) == set(a.datasets)
+    for name, d in zip(a.datasets, a.differences):
+        np.testing.assert_allclose(by_name[name], d)
+
+
+def test_frame_with_custom_column_names(scores):
+    x, y = scores
+    frame = tidy(x, y, runs=2).rename(columns={"model": "classifier", "score": "acc"})
+    cv = CVData.from_frame(
+        frame, models=("b", "a"), columns={"model": "classifier", "score": "acc"}
+    )
+    np.testing.assert_allclose(cv.means, (x - y).mean(axis=1))
+
+
+def test_ragged_design():
+    x = [np.linspace(0.7, 0.8, 10), np.linspace(0.6, 0.7, 20)]
+    y = [v + 0.01 * np.cos(np.arange(v.size)) for v in x]
+    cv = CVData.from_arrays(x, y, runs=[1, 2])
+    assert list(cv.n) == [10, 20] and list(cv.folds) == [10, 10]
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "kwargs", "message"),
+    [
+        (np.array([[0.1, np.nan, 0.3]]), np.ones((1, 3)), {}, "NaN or infinite"),
+        (np.array([[0.1, np.inf, 0.3]]), np.ones((1, 3)), {}, "NaN or infinite"),
+        (np.ones((2, 1)), np.ones((2, 1)), {}, "at least 2 paired fold results"),
+        (np.ones((2, 10)), np.ones((2, 12)), {}, "different shapes"),
+        (np.ones((2, 10)), np.ones((3, 10)), {}, "same data sets"),
+        (np.ones((1, 10)), np.ones((1, 10)), {"runs": 3}, "not a multiple of runs=3"),
+        (np.ones((1, 10)), np.ones((1, 10)), {"runs": 10}, "at least 2 folds"),
+        (np.ones((1, 10)), np.ones((1, 10)), {"rho": 1.0}, "strictly between 0 and 1"),
+        (np.ones((1, 10)), np.ones((1, 10)), {"rho": 0.0}, "strictly between 0 and 1"),
+        (np.ones((1, 10)), np.ones((1, 10)), {"names": ("a", "a")}, "two different model names"),
+    ],
+)
+def test_bad_arrays_raise_with_explanation(x, y, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        CVData.from_arrays(x, y, **kwargs)
+
+
+def test_frame_with_unpaired_fold_is_rejected(scores):
+    x, y = scores
+    frame = tidy(x, y, runs=2)
+    frame = frame.drop(frame.index[(frame.model == "b")][5])
+    with pytest.raises(ValueError, match=r"scored for one model only.*lacks \['b'\]"):
+        CVData.from_frame(frame, models=("a", "b"))
+
+
+def test_frame_with_duplicates_is_rejected(scores):
+    x, y = scores
+    frame = tidy(x, y, runs=2)
+    frame = pd.concat([frame, frame.iloc[[0]]])
+    with pytest.raises(ValueError, match="sharing a \\(dataset, run, fold\\)"):
+        CVData.from_frame(frame, models=("a", "b"))
+
+
+def test_frame_with_nan_score_names_the_fold(scores):
+    x, y = scores
+    frame = tidy(x, y, runs=2)
+    frame.loc[3, "score"] = np.nan
+    with pytest.raises(ValueError, match="NaN, infinite or non-numeric"):
+        CVData.from_frame(frame, models=("a", "b"))
+
+
+def test_frame_needs_models_when_more_than_two(scores):
+    x, y = scores
+    frame = tidy(x, y, runs=2)
+    third = frame[frame.model == "a"].assign(model="c")
+    with pytest.raises(ValueError, match="say which two"):
+        CVData.from_frame(pd.concat([frame, third]))
+    with pytest.raises(ValueError, match="not in the frame"):
+        CVData.from_frame(frame, models=("a", "z"))
+
+
+def test_frame_missing_column_says_how_to_name_it(scores):
+    x, y = scores
+    with pytest.raises(ValueError, match=r"no score column 'score'.*columns="):
+        CVData.from_frame(tidy(x, y, 2).rename(columns={"score": "acc"}), models=("a", "b"))
+
+
+def test_rope_from_cvdata_warns_on_unit_mismatch():
+    from bayes_hier import RopeScaleWarning
+
+    x = np.full((2, 10), 80.0)
+    y = x + np.arange(10)
+    cv = CVData.from_arrays(x, y)
+    with pytest.warns(RopeScaleWarning):
+        cv.rope(0.01)
+
+
+def test_real_data_shape(uci):
+    cv = CVData.from_frame(uci, models=("j48", "j48gr"))
+    assert cv.q == 54 and set(cv.n) == {100} and set(cv.runs) == {10}
+    np.testing.assert_allclose(cv.rho, 0.1)
