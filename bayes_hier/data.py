@@ -10,6 +10,7 @@ model is better).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .rope import Rope, RopeLike
+
+#: More results than this per data set with ``runs`` not given trigger a warning.
+MANY_FOLDS = 25
 
 #: Default column names of a tidy data frame (one row per model, data set, run and fold).
 DEFAULT_COLUMNS: dict[str, str] = {
@@ -182,7 +186,7 @@ class CVData:
         cls,
         x: Any,
         y: Any,
-        runs: int | Sequence[int] = 1,
+        runs: int | Sequence[int] | None = None,
         *,
         rho: float | Sequence[float] | None = None,
         datasets: Sequence[str] | None = None,
@@ -193,7 +197,9 @@ class CVData:
 
         ``x`` and ``y`` are 1-D arrays (one data set), 2-D arrays (data sets x folds) or lists of
         1-D arrays (a ragged design: data sets with different numbers of folds). Fold ``j`` of
-        ``x`` and ``y`` must come from the same train/test split.
+        ``x`` and ``y`` must come from the same train/test split. ``runs=None`` means a single
+        run of k-fold cross-validation (``rho = 1/n``); as that is rarely right for more than
+        ``MANY_FOLDS`` results, it warns then: pass ``runs`` explicitly.
         """
         x_rows = _as_float_rows(x, "x")
         y_rows = _as_float_rows(y, "y")
@@ -207,6 +213,17 @@ class CVData:
                 raise ValueError(
                     f"x and y have different shapes for data set {i} ({xr.shape} vs {yr.shape}): "
                     "the scores must be paired fold by fold."
+                )
+        if runs is None:
+            runs = 1
+            longest = max(row.size for row in x_rows)
+            if longest > MANY_FOLDS:
+                warnings.warn(
+                    f"runs not given: the {longest} results per data set are taken as one run of "
+                    f"{longest}-fold cross-validation (rho = 1/{longest}). For repeated "
+                    "cross-validation pass runs=, e.g. runs=10 for 10 runs of 10 folds.",
+                    UserWarning,
+                    stacklevel=3,
                 )
         sign = 1.0 if higher_is_better else -1.0
         differences = [sign * (yr - xr) for xr, yr in zip(x_rows, y_rows)]

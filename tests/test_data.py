@@ -156,3 +156,17 @@ def test_real_data_shape(uci):
     cv = CVData.from_frame(uci, models=("j48", "j48gr"))
     assert cv.q == 54 and set(cv.n) == {100} and set(cv.runs) == {10}
     np.testing.assert_allclose(cv.rho, 0.1)
+
+
+def test_runs_not_given_means_one_run_and_warns_for_long_rows():
+    x = np.zeros((2, 100))
+    y = x + np.linspace(0, 1, 100)
+    with pytest.warns(UserWarning, match="runs=10 for 10 runs of 10 folds"):
+        cv = CVData.from_arrays(x, y)
+    assert list(cv.runs) == [1, 1]
+    np.testing.assert_allclose(cv.rho, 0.01)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CVData.from_arrays(x[:, :10], y[:, :10])

@@ -16,7 +16,10 @@ def test_notebook_runs(path, tmp_path):
 
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(
-        notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        notebook,
+        timeout=900,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
     ).execute()
     errors = [
         output

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.machinery
 import io
 import sys
 import threading
@@ -18,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import arviz as az
+import numpy as np
 
 from ..stan_programs import StanProgram
 from ._event_loop import run_outside_event_loop
@@ -79,16 +81,19 @@ class PyStanEngine(Engine):
         return True
 
     def is_compiled(self, program: StanProgram) -> bool:
+        # Look for the extension module without importing it: httpstan must import it only in
+        # the forked chain processes, never in this one.
         import httpstan.cache
         import httpstan.models
 
-        model_name = httpstan.models.calculate_model_name(program.code)
-        try:
-            httpstan.models.import_services_extension_module(model_name)
-        except KeyError:
-            return False
-        # the module is importable: the directory holds a complete build
-        return httpstan.cache.model_directory(model_name).is_dir()
+        directory = httpstan.cache.model_directory(
+            httpstan.models.calculate_model_name(program.code)
+        )
+        return directory.is_dir() and any(
+            path.name.endswith(suffix)
+            for path in directory.iterdir()
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES
+        )
 
     def compile(self, program: StanProgram) -> None:
         if self.is_compiled(program):
@@ -153,7 +158,8 @@ class PyStanEngine(Engine):
     ) -> float:
         def run() -> float:
             model = self._build(program, data, None, show_output=False)
-            unconstrained = model.unconstrain_pars(dict(parameters))
+            plain = {k: np.asarray(v).tolist() for k, v in parameters.items()}
+            unconstrained = model.unconstrain_pars(plain)
             return float(model.log_prob(unconstrained, adjust_transform=False))
 
         return run_outside_event_loop(run)
