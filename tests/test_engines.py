@@ -172,6 +172,6 @@ def test_cmdstanpy_and_pystan_agree_on_the_log_density():
     model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), "auto", rng)
     point = initial_values(model_input, 1, rng)[0]
     program = load_program("hierarchical")
-    a = CmdStanPyEngine().log_density(program, model_input.data, point)
-    b = PyStanEngine().log_density(program, model_input.data, point)
-    assert a == pytest.approx(b, rel=1e-8)
+    a = CmdStanPyEngine().log_density(program, model_input.data, [point])
+    b = PyStanEngine().log_density(program, model_input.data, [point])
+    np.testing.assert_allclose(a, b, rtol=1e-8)

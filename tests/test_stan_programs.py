@@ -59,13 +59,10 @@ def test_closed_form_and_matrix_programs_have_the_same_log_density(
         point["sigma"] = point["sigma"] * rng.uniform(0.3, 3.0, point["sigma"].size)
         point["delta_raw"] = point["delta_raw"] + rng.normal(0, 0.5, point["delta_raw"].size)
         point["delta0"] = float(rng.uniform(-1, 1))
-    closed = [
-        matrix_engine.log_density(load_program("hierarchical"), model_input.data, p) for p in points
-    ]
-    matrix = [
-        matrix_engine.log_density(load_program("hierarchical_matrix"), model_input.matrix_data(), p)
-        for p in points
-    ]
+    closed = matrix_engine.log_density(load_program("hierarchical"), model_input.data, points)
+    matrix = matrix_engine.log_density(
+        load_program("hierarchical_matrix"), model_input.matrix_data(), points
+    )
     gaps = np.array(closed) - np.array(matrix)
     assert np.ptp(closed) > 1.0  # the points really differ
     np.testing.assert_allclose(gaps, gaps[0], atol=1e-8 * np.abs(closed).max())

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import arviz as az
+import numpy as np
 
 from ..stan_programs import StanProgram
 
@@ -103,11 +104,15 @@ class Engine(ABC):
 
     @abstractmethod
     def log_density(
-        self, program: StanProgram, data: StanData, parameters: Mapping[str, Any]
-    ) -> float:
-        """Log density (no Jacobian, constants dropped as in Stan's ``~``) at ``parameters``.
+        self,
+        program: StanProgram,
+        data: StanData,
+        points: Sequence[Mapping[str, Any]],
+    ) -> np.ndarray:
+        """Log density (no Jacobian; constants of ``~`` statements dropped) at each point.
 
-        ``parameters`` are on the constrained scale, named as in the program.
+        ``points`` are dicts of parameter values on the constrained scale, named as in the
+        program. Used by the tests and benchmarks, not by the analyses.
         """
 
     def __repr__(self) -> str:

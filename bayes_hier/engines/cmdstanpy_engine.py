@@ -7,11 +7,12 @@ this package's cache directory and compiled there once, under the same file lock
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import arviz as az
+import numpy as np
 
 from ..stan_programs import StanProgram
 from ._locking import compile_lock
@@ -76,7 +77,15 @@ class CmdStanPyEngine(Engine):
         )
 
     def log_density(
-        self, program: StanProgram, data: StanData, parameters: Mapping[str, Any]
-    ) -> float:
-        frame = self._model(program).log_prob(dict(parameters), data=dict(data), jacobian=False)
-        return float(frame["lp__"].iloc[0])
+        self,
+        program: StanProgram,
+        data: StanData,
+        points: Sequence[Mapping[str, Any]],
+    ) -> np.ndarray:
+        model = self._model(program)
+        return np.array(
+            [
+                float(model.log_prob(dict(p), data=dict(data), jacobian=False)["lp__"].iloc[0])
+                for p in points
+            ]
+        )

@@ -10,12 +10,15 @@ seeds, those files are deleted right after the draws have been read (see ``_disc
 from __future__ import annotations
 
 import asyncio
+import atexit
+import concurrent.futures
 import contextlib
 import importlib.machinery
 import io
+import multiprocessing
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import arviz as az
@@ -65,6 +68,24 @@ def _discard_seeded_fits() -> Iterator[None]:
             for name in written:
                 with contextlib.suppress(OSError, KeyError):
                     httpstan.cache.delete_fit(name)
+
+
+def _stop_chain_processes() -> None:
+    """Terminate httpstan's chain worker processes that are still alive at interpreter exit.
+
+    httpstan samples in a module-level fork-based process pool. Normally the pool is joined when
+    the interpreter exits, but when its workers were started from a worker thread (as
+    :func:`run_outside_event_loop` does under Jupyter or pytest's event loops) they can outlive the
+    parent, keeping its standard output open and a CI job waiting.
+    """
+    stub = sys.modules.get("httpstan.services_stub")
+    processes = getattr(getattr(stub, "executor", None), "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.terminate()
+
+
+atexit.register(_stop_chain_processes)
 
 
 class PyStanEngine(Engine):
@@ -154,12 +175,37 @@ class PyStanEngine(Engine):
         return run_outside_event_loop(run)
 
     def log_density(
-        self, program: StanProgram, data: StanData, parameters: Mapping[str, Any]
-    ) -> float:
-        def run() -> float:
-            model = self._build(program, data, None, show_output=False)
-            plain = {k: np.asarray(v).tolist() for k, v in parameters.items()}
-            unconstrained = model.unconstrain_pars(plain)
-            return float(model.log_prob(unconstrained, adjust_transform=False))
+        self,
+        program: StanProgram,
+        data: StanData,
+        points: Sequence[Mapping[str, Any]],
+    ) -> np.ndarray:
+        # httpstan evaluates log densities in the calling process by loading the model's
+        # extension module there; two Stan models loaded in one process can crash it. So the
+        # evaluation runs in a fresh (spawned) interpreter, once for all the points.
+        self.compile(program)
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+            values = pool.submit(
+                _log_densities, program.code, _plain(data), [_plain(p) for p in points]
+            ).result()
+        return np.asarray(values, dtype=float)
 
-        return run_outside_event_loop(run)
+
+def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON-friendly copy of a Stan data or parameter dict (numpy arrays become lists)."""
+    return {
+        k: np.asarray(v).tolist() if isinstance(v, np.ndarray) else v for k, v in values.items()
+    }
+
+
+def _log_densities(code: str, data: dict[str, Any], points: list[dict[str, Any]]) -> list[float]:
+    """Runs in a spawned process: log density without Jacobian at each constrained point."""
+    import stan
+
+    with _quiet(False):
+        model = stan.build(code, data=data)
+    return [
+        float(model.log_prob(model.unconstrain_pars(point), adjust_transform=False))
+        for point in points
+    ]
