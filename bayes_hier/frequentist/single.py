@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data import CVData
-from ..hierarchical.fit import as_cvdata
+from ..data import CVData, as_cvdata
 from ._result import TestResult, check_alpha, two_sided_t
 
 

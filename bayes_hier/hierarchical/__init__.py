@@ -1,6 +1,6 @@
 """The Bayesian hierarchical model of cross-validation results on several data sets."""
 
-from .fit import as_cvdata, hierarchical_test
+from .fit import hierarchical_test
 from .model_input import NU_PRIORS, HierarchicalPrior
 from .result import HierarchicalResult, PopulationSummary
 
@@ -9,6 +9,5 @@ __all__ = [
     "HierarchicalPrior",
     "HierarchicalResult",
     "PopulationSummary",
-    "as_cvdata",
     "hierarchical_test",
 ]

@@ -7,10 +7,9 @@ from typing import Any
 
 import arviz as az
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from ..data import CVData
+from ..data import CVData, as_cvdata
 from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
 from ..engines import Engine, SamplerSettings, get_engine
 from ..rope import RopeLike
@@ -27,47 +26,6 @@ from .result import HierarchicalResult
 DIAGNOSED = ("delta0", "sigma0", "nu", "nu_alpha", "nu_beta", "delta", "sigma")
 #: Variables in the units of the differences, rescaled back after sampling.
 LOCATION_SCALE = ("delta0", "sigma0", "delta", "sigma")
-
-
-def as_cvdata(
-    x: Any,
-    y: Any = None,
-    runs: int | Sequence[int] | None = None,
-    *,
-    names: Sequence[str] | None = None,
-    models: Sequence[str] | None = None,
-    columns: Mapping[str, str] | None = None,
-    rho: float | Sequence[float] | None = None,
-    higher_is_better: bool = True,
-) -> CVData:
-    """Accept a :class:`CVData`, a tidy data frame, or the arrays ``x`` and ``y``."""
-    if isinstance(x, CVData):
-        if y is not None:
-            raise ValueError("Pass either a CVData or the scores x and y, not both.")
-        return x
-    if isinstance(x, pd.DataFrame) and y is None:
-        if runs is not None:
-            raise ValueError("With a data frame, runs are read from its run column; drop runs=.")
-        cv = CVData.from_frame(
-            x, models=models, columns=columns, rho=rho, higher_is_better=higher_is_better
-        )
-        if names is not None:
-            cv = CVData(
-                cv.differences, cv.runs, cv.rho, cv.datasets, names, cv.scores, higher_is_better
-            )
-        return cv
-    if y is None:
-        raise ValueError(
-            "Give the scores of both models (x and y), a tidy data frame, or a CVData."
-        )
-    return CVData.from_arrays(
-        x,
-        y,
-        runs=runs,
-        rho=rho,
-        names=names if names is not None else ("first", "second"),
-        higher_is_better=higher_is_better,
-    )
 
 
 def _seed_streams(seed: int | None) -> tuple[int, np.random.Generator, np.random.Generator, int]:
