@@ -31,6 +31,7 @@ from bayes_hier.hierarchical.fit import run_hierarchical_fit
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input, initial_values
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program
+from benchmarks.signed_rank import signed_rank_benchmark
 
 
 def simulated(q: int, n: int, seed: int = 0) -> CVData:
@@ -157,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds, _ = timed(lambda cv=cv: fit_cv(cv, engine), args.repeats)
         lines.append(f"| {n} | {seconds:.2f} |")
     lines.append("")
+    lines += signed_rank_benchmark(args.repeats)
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

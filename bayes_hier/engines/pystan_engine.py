@@ -16,9 +16,12 @@ import contextlib
 import importlib.machinery
 import io
 import multiprocessing
+import os
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import arviz as az
@@ -41,6 +44,30 @@ def _quiet(show: bool) -> Iterator[None]:
     sink = io.StringIO()
     with contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
         yield
+
+
+@contextlib.contextmanager
+def _captured_file_descriptors() -> Iterator[Path]:
+    """Send this process's file descriptors 1 and 2 to a temporary file during the block.
+
+    The C++ compiler's warnings reach the terminal through the file descriptors, not through
+    ``sys.stderr``; they are kept in the file (yielded) to be shown only when compilation fails.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "compile.log"
+        with log.open("wb") as sink, _quiet(False):
+            saved = [os.dup(1), os.dup(2)]
+            os.dup2(sink.fileno(), 1)
+            os.dup2(sink.fileno(), 2)
+            try:
+                yield log
+            finally:
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+                for descriptor in saved:
+                    os.close(descriptor)
 
 
 @contextlib.contextmanager
@@ -128,8 +155,14 @@ class PyStanEngine(Engine):
                 file=sys.stderr,
                 flush=True,
             )
-            with _quiet(False):
-                run_outside_event_loop(lambda: asyncio.run(self._compile(program.code)))
+            with _captured_file_descriptors() as log:
+                try:
+                    run_outside_event_loop(lambda: asyncio.run(self._compile(program.code)))
+                except Exception as error:
+                    raise RuntimeError(
+                        f"Compiling {program.name!r} failed: {error}\nCompiler output (tail):\n"
+                        f"{log.read_text(errors='replace')[-4000:]}"
+                    ) from error
 
     @staticmethod
     async def _compile(code: str) -> None:
