@@ -11,8 +11,23 @@ rope, right = the second model is better.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .bayesian_tests import (
+    CorrelatedTResult,
+    SimplexResult,
+    correlated_ttest,
+    sign_test,
+    signed_rank_test,
+)
+from .compat import (
+    CorrelatedTTest,
+    HierarchicalTest,
+    SignedRankTest,
+    SignTest,
+    two_on_multiple,
+    two_on_single,
+)
 from .data import CVData
-from .decision import Decision
+from .decision import Decision, ExpectedCost, expected_cost
 from .diagnostics import SamplingWarning
 from .hierarchical import HierarchicalResult, hierarchical_test
 from .probabilities import Probabilities
@@ -25,12 +40,25 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "CVData",
+    "CorrelatedTResult",
+    "CorrelatedTTest",
     "Decision",
+    "ExpectedCost",
     "HierarchicalResult",
+    "HierarchicalTest",
     "Probabilities",
     "Rope",
     "RopeScaleWarning",
     "SamplingWarning",
+    "SignTest",
+    "SignedRankTest",
+    "SimplexResult",
     "__version__",
+    "correlated_ttest",
+    "expected_cost",
     "hierarchical_test",
+    "sign_test",
+    "signed_rank_test",
+    "two_on_multiple",
+    "two_on_single",
 ]

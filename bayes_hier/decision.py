@@ -118,3 +118,120 @@ def decide(probs: Probabilities, names: tuple[str, str], alpha: float = 0.05) ->
     if probability > 1 - alpha:
         return Decision(outcome, outcome_labels(names)[outcome], probability, alpha)
     return Decision("inconclusive", "inconclusive", probability, alpha)
+
+
+# ---------------------------------------------------------------------- cost-sensitive choice
+def default_actions(count: int, names: tuple[str, str] | None = None) -> tuple[str, ...]:
+    """Default action names for a cost matrix with ``count`` rows.
+
+    Two rows: choose the first model, choose the second; three rows: the same plus
+    ``"no decision"``; otherwise ``"action 0"``, ``"action 1"``, ...
+    """
+    first, second = names if names is not None else ("first", "second")
+    if count == 2:
+        return (f"choose {first}", f"choose {second}")
+    if count == 3:
+        return (f"choose {first}", f"choose {second}", "no decision")
+    return tuple(f"action {i}" for i in range(count))
+
+
+@dataclass(frozen=True)
+class ExpectedCost:
+    """Expected cost of each action (SPEC §3.3.5): ``costs = C @ p``.
+
+    Attributes
+    ----------
+    actions
+        Names of the actions (the rows of the cost matrix), in row order.
+    costs
+        One expected cost per action, in row order.
+    probs
+        The outcome probabilities used (columns of the cost matrix).
+    best
+        Name of the recommended action: the one with the least expected cost (the first such
+        row on a tie).
+    """
+
+    actions: tuple[str, ...]
+    costs: np.ndarray
+    probs: tuple[float, ...]
+    best: str
+
+    @property
+    def best_index(self) -> int:
+        """Row of the recommended action."""
+        return self.actions.index(self.best)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per action: its name and expected cost, the best one flagged."""
+        return pd.DataFrame(
+            {
+                "action": list(self.actions),
+                "expected_cost": self.costs,
+                "best": [a == self.best for a in self.actions],
+            }
+        )
+
+    def __str__(self) -> str:
+        width = max(len(a) for a in self.actions)
+        lines = [f"  {a:<{width}}  expected cost {c:.4g}" for a, c in zip(self.actions, self.costs)]
+        return "\n".join([f"Recommended action: {self.best}", *lines])
+
+
+def expected_cost(
+    cost_matrix: object,
+    probs: object,
+    actions: tuple[str, ...] | list[str] | None = None,
+    names: tuple[str, str] | None = None,
+) -> ExpectedCost:
+    """Expected cost of each action and the action that minimises it.
+
+    Parameters
+    ----------
+    cost_matrix
+        Rows = actions (e.g. "choose first", "choose second", optionally "no decision"),
+        columns = outcomes ``(left, rope, right)`` (or ``(left, right)`` when ``probs`` has two
+        entries). Entry ``C[a, o]`` is the cost of action ``a`` when outcome ``o`` is true.
+        A :class:`pandas.DataFrame` gives the action names by its index.
+    probs
+        The outcome probabilities, e.g. a :class:`~bayes_hier.probabilities.Probabilities`.
+    actions
+        Names of the actions, in row order (default: the frame's index, or
+        :func:`default_actions`).
+    names
+        Model names used by the default action names.
+
+    Returns
+    -------
+    ExpectedCost
+        ``.costs`` (``C @ p``, in row order) and ``.best`` (the cheapest action's name; the
+        first one on a tie).
+    """
+    if actions is None and isinstance(cost_matrix, pd.DataFrame):
+        actions = tuple(str(a) for a in cost_matrix.index)
+    matrix = np.asarray(cost_matrix, dtype=float)
+    p = np.asarray(tuple(probs), dtype=float)
+    if p.ndim != 1 or p.size not in (2, 3):
+        raise ValueError(f"probs must be (left, rope, right) or (left, right); got {probs!r}.")
+    if np.any(p < 0) or not np.isclose(p.sum(), 1.0, atol=1e-6):
+        raise ValueError(f"probs must be non-negative and sum to 1; got {tuple(p)}.")
+    if matrix.ndim != 2 or matrix.shape[1] != p.size or matrix.shape[0] < 1:
+        raise ValueError(
+            f"The cost matrix must have one row per action and {p.size} columns "
+            f"({', '.join(OUTCOMES if p.size == 3 else ('left', 'right'))}); got shape "
+            f"{matrix.shape}."
+        )
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError("The cost matrix must hold finite numbers.")
+    actions = tuple(actions) if actions is not None else default_actions(len(matrix), names)
+    if len(actions) != len(matrix):
+        raise ValueError(f"Got {len(actions)} action names for {len(matrix)} rows of costs.")
+    if len(set(actions)) != len(actions):
+        raise ValueError(f"Action names must be unique; got {actions!r}.")
+    costs = matrix @ p
+    return ExpectedCost(
+        actions=actions,
+        costs=costs,
+        probs=tuple(float(v) for v in p),
+        best=actions[int(np.argmin(costs))],
+    )

@@ -119,6 +119,8 @@ def hierarchical_test(
     sigma_factor: float = 1000.0,
     sigma0_factor: float = 1000.0,
     delta0_bound: float | None = None,
+    alpha_range: tuple[float, float] = (0.5, 5.0),
+    beta_range: tuple[float, float] = (0.05, 0.15),
     adapt_delta: float = 0.9,
     max_treedepth: int = 10,
     hdi_prob: float = 0.95,
@@ -168,7 +170,7 @@ def hierarchical_test(
         ``"auto"`` (non-centred when the data sets' means spread less than their noise; see
         :func:`~bayes_hier.hierarchical.model_input.choose_noncentered`), ``"centered"`` or
         ``"noncentered"``.
-    sigma_factor, sigma0_factor, delta0_bound
+    sigma_factor, sigma0_factor, delta0_bound, alpha_range, beta_range
         Hyper-parameters of the uniform priors (see :class:`HierarchicalPrior`).
     adapt_delta, max_treedepth
         NUTS settings.
@@ -204,6 +206,8 @@ def hierarchical_test(
         sigma_factor=sigma_factor,
         sigma0_factor=sigma0_factor,
         delta0_bound=delta0_bound,
+        alpha_range=tuple(alpha_range),
+        beta_range=tuple(beta_range),
     )
     seed, perturb_rng, init_rng, stan_seed = _seed_streams(seed)
     model_input = build_model_input(cv, parsed_rope, prior, parametrization, perturb_rng)

@@ -1,0 +1,214 @@
+"""Results of the tests of this sub-package.
+
+:class:`BayesianTestResult` adds to :class:`~bayes_hier.results.ComparisonResult` the
+cost-sensitive choice and the rope sensitivity; :class:`SimplexResult` is the result of the
+sample-based tests (sign and signed-rank), whose posterior is a sample of points
+``(θ_left, θ_rope, θ_right)`` on the probability simplex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..decision import OUTCOMES, ExpectedCost, expected_cost
+from ..probabilities import Probabilities, argmax_shares
+from ..results import ComparisonResult
+from ..rope import Rope
+from .sensitivity import plot_rope_sensitivity, rope_sensitivity
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+class BayesianTestResult(ComparisonResult):
+    """Shared by the correlated t-test, sign and signed-rank results."""
+
+    #: Short name of the test, used in reports.
+    test_name: str = "Bayesian test"
+
+    def _probs_at(self, rope: Rope) -> Probabilities:  # pragma: no cover - abstract
+        """The probabilities the same analysis gives with another rope."""
+        raise NotImplementedError
+
+    def _default_max_rope(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def expected_cost(self, cost_matrix: Any, actions: Sequence[str] | None = None) -> ExpectedCost:
+        """Expected cost ``C @ p`` of each action and the cheapest (SPEC §3.3.5).
+
+        Rows of ``cost_matrix`` are actions (default names: "choose <first>",
+        "choose <second>" and, for a third row, "no decision"), columns (left, rope, right).
+        """
+        return expected_cost(cost_matrix, self.probs, actions=actions, names=self.names)
+
+    def rope_sensitivity(self, max_rope: float | None = None, num: int = 41) -> pd.DataFrame:
+        """Probabilities for symmetric ropes ``[-r, r]`` with ``r`` from 0 to ``max_rope``.
+
+        Columns ``rope`` (half-width), ``left``, ``rope_prob``, ``right``. The default maximum
+        covers the data (and at least twice the rope of the analysis). Sample-based tests are
+        re-run with their seed for every rope.
+        """
+        max_rope = self._default_max_rope() if max_rope is None else float(max_rope)
+        return rope_sensitivity(self._probs_at, max_rope, num)
+
+    def plot_rope_sensitivity(
+        self, ax: Axes | None = None, max_rope: float | None = None, num: int = 41
+    ) -> Figure:
+        """The rope-sensitivity curves of :meth:`rope_sensitivity`, the rope used marked."""
+        table = self.rope_sensitivity(max_rope, num)
+        current = None if self.rope.is_empty else max(-self.rope.low, self.rope.high)
+        return plot_rope_sensitivity(
+            table, self.labels, ax=ax, current=current, title=f"{self.test_name}: rope sensitivity"
+        )
+
+    def _reach(self) -> float:
+        return max(-self.rope.low, self.rope.high)
+
+
+class SimplexResult(BayesianTestResult):
+    """Posterior of the sign or signed-rank test: a sample on the probability simplex.
+
+    The reported probabilities are the shares of posterior samples in which left, rope or right
+    has the largest coordinate (SPEC §2). With an empty rope (``rope=0``) only left and right
+    exist: their shares are renormalised to sum to 1 (as baycomp does) and ``rope`` is 0.
+
+    Attributes
+    ----------
+    sample
+        Array of shape ``(nsamples, 3)``: posterior draws of ``(θ_left, θ_rope, θ_right)``.
+    differences
+        The per-data-set differences ``z = y - x`` analysed.
+    datasets
+        Names of the data sets.
+    names, rope
+        Model names (first, second) and the rope.
+    settings
+        Prior strength (and place), number of samples and the seed (an integer: passing it back
+        reproduces the sample bit for bit).
+    """
+
+    def __init__(
+        self,
+        test_name: str,
+        sample: np.ndarray,
+        differences: np.ndarray,
+        datasets: tuple[str, ...],
+        names: tuple[str, str],
+        rope: Rope,
+        settings: dict[str, Any],
+        resample: Callable[[Rope], np.ndarray],
+        higher_is_better: bool = True,
+    ) -> None:
+        self.test_name = test_name
+        self.sample = sample
+        self.differences = differences
+        self.datasets = datasets
+        self.names = names
+        self.rope = rope
+        self.settings = settings
+        self._resample = resample
+        self.higher_is_better = higher_is_better
+
+    @staticmethod
+    def probs_of_sample(sample: np.ndarray, rope: Rope) -> Probabilities:
+        """Argmax shares; for an empty rope, left and right renormalised (rope = 0)."""
+        shares = argmax_shares(sample)
+        if not rope.is_empty:
+            return shares
+        total = shares.left + shares.right
+        if total == 0:  # every draw puts most mass on the (empty) rope: no information
+            return Probabilities(0.5, 0.0, 0.5)
+        return Probabilities(shares.left / total, 0.0, shares.right / total)
+
+    @cached_property
+    def probs(self) -> Probabilities:
+        """(left, rope, right): share of samples in which each is the largest coordinate."""
+        return self.probs_of_sample(self.sample, self.rope)
+
+    @cached_property
+    def mean(self) -> Probabilities:
+        """Posterior means of (θ_left, θ_rope, θ_right): a different number from :attr:`probs`
+        (the expected share of data sets in each region, not the probability that the region is
+        the largest)."""
+        return Probabilities(*(float(v) for v in self.sample.mean(axis=0)))
+
+    @property
+    def q(self) -> int:
+        """Number of data sets."""
+        return int(self.differences.size)
+
+    def _probs_at(self, rope: Rope) -> Probabilities:
+        return self.probs_of_sample(self._resample(rope), rope)
+
+    def _default_max_rope(self) -> float:
+        spread = float(np.max(np.abs(self.differences))) if self.q else 0.0
+        return max(2 * self._reach(), 1.2 * spread, 1e-12)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per outcome: label, probability (argmax share) and posterior mean of θ."""
+        return pd.DataFrame(
+            {
+                "outcome": list(OUTCOMES),
+                "label": [self.labels[k] for k in OUTCOMES],
+                "probability": list(self.probs),
+                "mean_theta": list(self.mean),
+            }
+        )
+
+    def summary(self, alpha: float = 0.05) -> str:
+        """A readable report naming the models."""
+        first, second = self.names
+        s = self.settings
+        prior = f"prior strength {s['prior']:g}" + (
+            f" on the {s['prior_place']}" if "prior_place" in s else ""
+        )
+        counts = ""
+        if "counts" in s:
+            n_left, n_rope, n_right = s["counts"]
+            counts = f"; data sets left/rope/right of the rope: {n_left}/{n_rope}/{n_right}"
+        lines = [
+            f"{self.test_name}: {second} vs {first} on {self.q} data sets, rope {self.rope}",
+            f"  difference z = {second} - {first} (mean per data set)"
+            + ("" if self.higher_is_better else ", scores negated: lower is better")
+            + counts,
+            "Probability that each outcome is the most probable (share of posterior samples):",
+            *self._probability_lines(self.probs),
+            "Posterior mean of theta (expected share of data sets in each region):",
+            *self._probability_lines(self.mean),
+            *self._decision_lines(alpha),
+            f"{s['nsamples']} posterior samples, {prior}, seed {s['seed']}",
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        p = self.probs
+        return (
+            f"<SimplexResult {self.test_name}, {self.names[1]} vs {self.names[0]}: "
+            f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
+        )
+
+    # ------------------------------------------------------------------ plots
+    def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
+        """The posterior sample on the probability simplex (corners named after the models)."""
+        from ..plots import plot_simplex
+
+        kwargs.setdefault("title", f"{self.test_name}: posterior on the simplex")
+        return plot_simplex(self.sample, self.labels, ax=ax, **kwargs)
+
+    def plot_histogram(self, ax: Axes | None = None, bins: int = 50) -> Figure:
+        """Histogram of the posterior of θ_right (empty rope) or of all three coordinates."""
+        from .plots import plot_histogram
+
+        return plot_histogram(self, ax=ax, bins=bins)
+
+    def plot(self, ax: Axes | None = None) -> Figure:
+        """The simplex when the rope is not empty, else the histogram of θ_right."""
+        if self.rope.is_empty:
+            return self.plot_histogram(ax=ax)
+        return self.plot_simplex(ax=ax)

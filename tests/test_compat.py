@@ -1,0 +1,206 @@
+"""The baycomp-compatible facade: baycomp's API and semantics, the native numbers."""
+
+import os
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import bayes_hier
+from bayes_hier import compat
+from bayes_hier.compat import (
+    CorrelatedTTest,
+    HierarchicalTest,
+    SignedRankTest,
+    SignTest,
+    two_on_multiple,
+    two_on_single,
+)
+
+from .conftest import simulated_scores
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def fold_scores():
+    rng = np.random.default_rng(1)
+    x = 0.8 + rng.normal(0, 0.01, 100)
+    return x, x + 0.008 + rng.normal(0, 0.02, 100)
+
+
+@pytest.fixture
+def dataset_scores():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0.6, 0.9, 30)
+    return x, x + 0.01 + rng.normal(0, 0.02, 30)
+
+
+def test_names_are_exported_from_the_package():
+    for name in compat.__all__:
+        if name in ("Posterior", "SinglePosterior"):
+            continue
+        assert getattr(bayes_hier, name) is getattr(compat, name)
+    assert (SignTest.LEFT, SignTest.ROPE, SignTest.RIGHT) == (0, 1, 2)
+
+
+# ---------------------------------------------------------------------- correlated t-test
+def test_correlated_t_facade_matches_native_and_baycomp_formula(fold_scores):
+    x, y = fold_scores
+    native = bayes_hier.correlated_ttest(x, y, rope=0.01, runs=10)
+    assert CorrelatedTTest.probs(x, y, 0.01, 10) == pytest.approx(tuple(native.probs))
+    assert len(CorrelatedTTest.probs(x, y, 0.01, 10)) == 3
+    two = CorrelatedTTest.probs(x, y, rope=0, runs=10)
+    assert len(two) == 2 and sum(two) == pytest.approx(1)
+    mean, var, df = CorrelatedTTest.compute_statistics(x, y, runs=10)
+    d = y - x
+    assert mean == pytest.approx(d.mean())
+    assert var == pytest.approx(np.var(d, ddof=1) * (1 / 100 + 1 / (10 - 1)))  # baycomp's
+    assert df == 99
+
+
+def test_correlated_t_posterior_object(fold_scores):
+    x, y = fold_scores
+    posterior = CorrelatedTTest(x, y, 0.01, 10, names=("A", "B"), nsamples=1000, random_state=3)
+    assert posterior.probs() == pytest.approx(tuple(posterior.result.probs))
+    assert posterior.sample.shape == (1000,)
+    assert posterior.sample is posterior.sample
+    again = CorrelatedTTest.sample(x, y, 10, nsamples=1000, random_state=3)
+    np.testing.assert_array_equal(posterior.sample, again)
+    assert (posterior.meanx, posterior.meany) == (pytest.approx(x.mean()), pytest.approx(y.mean()))
+    assert isinstance(posterior.plot(), Figure)
+    assert isinstance(CorrelatedTTest.plot(x, y, 0.01, 10, names=("A", "B")), Figure)
+
+
+def test_correlated_t_zero_variance_like_baycomp():
+    x = np.full(10, 0.8)
+    assert CorrelatedTTest.probs(x, x, rope=0) == (0.5, 0.5)
+    assert CorrelatedTTest.probs(x, x + 0.005, rope=0.01) == (0.0, 1.0, 0.0)
+    assert CorrelatedTTest.probs(x, x + 0.02, rope=0.01) == (0.0, 0.0, 1.0)
+
+
+def test_two_on_single(fold_scores):
+    x, y = fold_scores
+    probs = two_on_single(x, y, 0.01, runs=10)
+    assert probs == CorrelatedTTest.probs(x, y, 0.01, 10)
+    probs_again, fig = two_on_single(x, y, 0.01, runs=10, names=("A", "B"), plot=True)
+    assert probs_again == probs and isinstance(fig, Figure)
+    assert len(two_on_single(x, y, runs=10)) == 2
+
+
+# ---------------------------------------------------------------------- sign and signed-rank
+def test_sign_test_facade_equals_native(dataset_scores):
+    x, y = dataset_scores
+    native = bayes_hier.sign_test(x, y, rope=0.01, nsamples=5000, seed=7)
+    assert SignTest.probs(x, y, 0.01, nsamples=5000, random_state=7) == tuple(native.probs)
+    np.testing.assert_array_equal(
+        SignTest.sample(x, y, 0.01, nsamples=5000, random_state=7), native.sample
+    )
+    placed = bayes_hier.sign_test(
+        x, y, rope=0.01, prior=2.0, prior_place="left", nsamples=5000, seed=7
+    )
+    assert SignTest.probs(
+        x, y, 0.01, prior=(2.0, SignTest.LEFT), nsamples=5000, random_state=7
+    ) == tuple(placed.probs)
+
+
+def test_sign_test_rope_zero_two_tuple(dataset_scores):
+    x, y = dataset_scores
+    probs = SignTest.probs(x, y, 0, nsamples=5000, random_state=1)
+    assert len(probs) == 2 and sum(probs) == pytest.approx(1)
+    posterior = SignTest(x, y, 0, nsamples=5000, random_state=1)
+    winners = np.bincount(posterior.sample.argmax(axis=1), minlength=3)
+    assert probs[1] == pytest.approx(winners[2] / (winners[0] + winners[2]))
+
+
+def test_signed_rank_facade_equals_native(dataset_scores):
+    x, y = dataset_scores
+    for rope in (0, 0.01):
+        native = bayes_hier.signed_rank_test(x, y, rope=rope, nsamples=4000, seed=5)
+        facade = SignedRankTest.probs(x, y, rope, nsamples=4000, random_state=5)
+        assert facade == native.probs.as_tuple(include_rope=rope > 0)
+    posterior = SignedRankTest(x, y, 0.01, nsamples=4000, random_state=5)
+    np.testing.assert_array_equal(posterior.sample, native.sample)
+    assert posterior.probs() == tuple(native.probs)
+    assert posterior.probs(with_rope=False) == pytest.approx(
+        (
+            native.probs.left / (native.probs.left + native.probs.right),
+            native.probs.right / (native.probs.left + native.probs.right),
+        )
+    )
+    # seeds are honoured: same seed identical, other seed different, RandomState accepted
+    same = SignedRankTest.sample(x, y, 0.01, nsamples=500, random_state=1)
+    np.testing.assert_array_equal(
+        same, SignedRankTest.sample(x, y, 0.01, nsamples=500, random_state=1)
+    )
+    assert not np.array_equal(same, SignedRankTest.sample(x, y, 0.01, nsamples=500, random_state=2))
+    rs = SignedRankTest.sample(x, y, 0.01, nsamples=50, random_state=np.random.RandomState(0))
+    assert rs.shape == (50, 3)
+
+
+def test_plots_of_the_multiple_tests(dataset_scores):
+    x, y = dataset_scores
+    kw = {"nsamples": 2000, "random_state": 0, "names": ("A", "B")}
+    for figure in (
+        SignedRankTest.plot(x, y, 0.01, **kw),
+        SignedRankTest.plot_simplex(x, y, 0.01, **kw),
+        SignedRankTest.plot_histogram(x, y, **kw),
+        SignTest.plot(x, y, 0.01, **kw),
+        SignedRankTest(x, y, 0, nsamples=2000, random_state=0).plot(("C", "D")),
+    ):
+        assert isinstance(figure, Figure)
+
+
+def test_two_on_multiple_one_dimensional_is_signed_rank(dataset_scores):
+    x, y = dataset_scores
+    probs = two_on_multiple(x, y, 0.01, random_state=4, nsamples=3000)
+    assert probs == SignedRankTest.probs(x, y, 0.01, random_state=4, nsamples=3000)
+    probs_again, fig = two_on_multiple(
+        x, y, 0.01, random_state=4, nsamples=3000, plot=True, names=("A", "B")
+    )
+    assert probs_again == probs and isinstance(fig, Figure)
+
+
+def test_nothing_is_written_to_the_working_directory(tmp_path, monkeypatch, fold_scores):
+    monkeypatch.chdir(tmp_path)
+    x, y = fold_scores
+    two_on_single(x, y, 0.01, runs=10, plot=True)
+    two_on_multiple(x[:20], y[:20], 0.01, nsamples=500, plot=True)
+    SignTest.probs(x[:20], y[:20], 0.01, nsamples=500)
+    assert os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------------- hierarchical
+FAST = {"chains": 2, "nsamples": 400, "warmup": 200, "warn": False}
+
+
+@pytest.mark.stan
+def test_hierarchical_facade(engine, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    x, y = simulated_scores(6, 0.03, seed=3)
+    posterior = HierarchicalTest(x, y, 0.01, runs=10, random_state=11, engine=engine, **FAST)
+    assert posterior.sample.shape == (400, 3)  # nsamples = total draws over the chains
+    result = posterior.result
+    assert result.settings["draws"] == 200 and result.settings["seed"] == 11
+    assert {"divergences", "max_rhat"} <= set(result.diagnostics)
+    probs = posterior.probs()
+    assert len(probs) == 3 and sum(probs) == pytest.approx(1)
+    native = bayes_hier.hierarchical_test(
+        x, y, 0.01, 10, seed=11, chains=2, draws=200, warmup=200, engine=engine, warn=False
+    )
+    assert probs == tuple(native.probs)
+    again = HierarchicalTest.probs(x, y, 0.01, 10, random_state=11, engine=engine, **FAST)
+    assert again == probs
+    two = two_on_multiple(x, y, 0, runs=10, random_state=11, engine=engine, **FAST)
+    assert len(two) == 2 and sum(two) == pytest.approx(1)
+    assert os.listdir(tmp_path) == []
+    posterior = HierarchicalTest(
+        x, y, 0.01, 10, lower_alpha=1, upper_beta=0.2, random_state=1, engine=engine, **FAST
+    )
+    assert posterior.result.prior.alpha_range == (1, 5.0)
+    assert posterior.result.prior.beta_range == (0.05, 0.2)
