@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .decision import OUTCOMES, Decision, decide, outcome_labels, posterior_odds
+from .decision import (
+    OUTCOMES,
+    Decision,
+    ExpectedCost,
+    decide,
+    expected_cost,
+    outcome_labels,
+    posterior_odds,
+)
 from .probabilities import Probabilities
 from .rope import Rope
+from .sensitivity import plot_rope_sensitivity, rope_sensitivity
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 class ComparisonResult:
     """Base of the result objects: ``probs`` ordered (left, rope, right) plus named views.
 
     Subclasses set ``names`` (first, second), ``rope`` (:class:`~bayes_hier.rope.Rope`) and
-    implement ``probs``.
+    implement ``probs``, ``_probs_at`` (the same analysis with another rope) and
+    ``_default_max_rope``.
     """
 
     names: tuple[str, str]
@@ -24,6 +40,47 @@ class ComparisonResult:
     @property
     def probs(self) -> Probabilities:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    #: Short name of the test, used in reports.
+    test_name: str = "Bayesian test"
+
+    def _probs_at(self, rope: Rope) -> Probabilities:  # pragma: no cover - abstract
+        """The probabilities the same analysis gives with another rope."""
+        raise NotImplementedError
+
+    def _default_max_rope(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def expected_cost(self, cost_matrix: Any, actions: Sequence[str] | None = None) -> ExpectedCost:
+        """Expected cost ``C @ p`` of each action and the cheapest (SPEC §3.3.5).
+
+        Rows of ``cost_matrix`` are actions (default names: "choose <first>",
+        "choose <second>" and, for a third row, "no decision"), columns (left, rope, right).
+        """
+        return expected_cost(cost_matrix, self.probs, actions=actions, names=self.names)
+
+    def rope_sensitivity(self, max_rope: float | None = None, num: int = 41) -> pd.DataFrame:
+        """Probabilities for symmetric ropes ``[-r, r]`` with ``r`` from 0 to ``max_rope``.
+
+        Columns ``rope`` (half-width), ``left``, ``rope_prob``, ``right``. The default maximum
+        covers the data (and at least twice the rope of the analysis). Sample-based tests are
+        re-run with their seed for every rope.
+        """
+        max_rope = self._default_max_rope() if max_rope is None else float(max_rope)
+        return rope_sensitivity(self._probs_at, max_rope, num)
+
+    def plot_rope_sensitivity(
+        self, ax: Axes | None = None, max_rope: float | None = None, num: int = 41
+    ) -> Figure:
+        """The rope-sensitivity curves of :meth:`rope_sensitivity`, the rope used marked."""
+        table = self.rope_sensitivity(max_rope, num)
+        current = None if self.rope.is_empty else max(-self.rope.low, self.rope.high)
+        return plot_rope_sensitivity(
+            table, self.labels, ax=ax, current=current, title=f"{self.test_name}: rope sensitivity"
+        )
+
+    def _reach(self) -> float:
+        return max(-self.rope.low, self.rope.high)
 
     @property
     def labels(self) -> dict[str, str]:

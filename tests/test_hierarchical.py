@@ -178,3 +178,16 @@ def test_single_data_set_is_refused():
     x, y = simulated_scores(1, 0.02)
     with pytest.raises(ValueError, match="correlated t-test"):
         hierarchical_test(x, y, rope=0.01, runs=10)
+
+
+def test_rope_sensitivity_and_expected_cost_reuse_the_draws(clear_win):
+    table = clear_win.rope_sensitivity(max_rope=0.2, num=5)
+    assert list(table.rope) == pytest.approx([0, 0.05, 0.1, 0.15, 0.2])
+    np.testing.assert_allclose(table[["left", "rope_prob", "right"]].sum(axis=1), 1.0)
+    assert table.rope_prob.iloc[0] == 0 and table.rope_prob.is_monotonic_increasing
+    assert table.rope_prob.iloc[-1] > 0.95  # a rope wider than every difference
+    plt.close(clear_win.plot_rope_sensitivity(max_rope=0.2, num=5))
+    cost = clear_win.expected_cost([[0, 1, 10], [10, 1, 0]])
+    p = clear_win.probs
+    np.testing.assert_allclose(cost.costs, [p.rope + 10 * p.right, 10 * p.left + p.rope])
+    assert cost.best == "choose B"

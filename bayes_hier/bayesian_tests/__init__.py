@@ -6,9 +6,9 @@
 >>> r.probs, r.probs_by_name, r.decision()  # doctest: +SKIP
 """
 
+from ..sensitivity import rope_sensitivity
 from .correlated_t import CorrelatedTResult, correlated_ttest
 from .result import BayesianTestResult, SimplexResult
-from .sensitivity import rope_sensitivity
 from .sign import sign_test
 from .signed_rank import signed_rank_test
 

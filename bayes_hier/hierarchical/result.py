@@ -80,6 +80,8 @@ class HierarchicalResult(ComparisonResult):
         Engine, seed, chains, draws, parametrisation and the prior.
     """
 
+    test_name = "Bayesian hierarchical test"
+
     def __init__(
         self,
         idata: az.InferenceData,
@@ -114,6 +116,11 @@ class HierarchicalResult(ComparisonResult):
             return np.full(self._draws("delta0").shape, np.inf)
         return self._draws("nu").reshape(-1)
 
+    def _simplex_sample(self, rope: Rope) -> np.ndarray:
+        return student_t_region_masses(
+            self._draws("delta0"), self._draws("sigma0"), self.nu_draws, rope
+        )
+
     @cached_property
     def sample(self) -> np.ndarray:
         """Posterior sample on the simplex for the next data set, shape (m, 3).
@@ -121,9 +128,16 @@ class HierarchicalResult(ComparisonResult):
         Row k holds the masses of Student-t(ν_k, δ₀_k, σ₀_k) below, inside and above the rope
         (SPEC §3.3.1).
         """
-        return student_t_region_masses(
-            self._draws("delta0"), self._draws("sigma0"), self.nu_draws, self.rope
-        )
+        return self._simplex_sample(self.rope)
+
+    def _probs_at(self, rope: Rope) -> Probabilities:
+        """Next-data-set probabilities for another rope, from the same posterior draws (the
+        posterior does not depend on the rope, so no refit is needed)."""
+        return argmax_shares(self._simplex_sample(rope))
+
+    def _default_max_rope(self) -> float:
+        spread = float(np.abs(self.per_dataset["shrunk"]).max())
+        return max(2 * self._reach(), spread, 1e-12)
 
     # ------------------------------------------------------------------ summaries
     @cached_property

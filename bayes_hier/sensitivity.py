@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..probabilities import Probabilities
-from ..rope import Rope
+from .probabilities import Probabilities
+from .rope import Rope
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -61,7 +61,7 @@ def plot_rope_sensitivity(
 ) -> Figure:
     """The three probabilities against the rope half-width (a table from
     :func:`rope_sensitivity`); ``current`` marks the rope of the analysis."""
-    from ..plots import _axes
+    from .plots import _axes
 
     fig, ax = _axes(ax, (7, 4.5))
     styles = {
