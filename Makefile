@@ -3,10 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DATA ?= ../shared/data
+JOBS ?= 2
 export BAYES_HIER_DATA := $(abspath $(DATA))
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean paper paper-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,12 @@ test: lint
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.run --out benchmarks/RESULTS.md
+
+paper: $(VENV)/.installed-test
+	$(BIN)/python -m bayes_hier.experiments --full --out results --jobs $(JOBS) --data $(DATA)
+
+paper-quick: $(VENV)/.installed-test
+	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) --data $(DATA)
 
 clean:
 	rm -rf $(VENV) build dist demo_output .pytest_cache .ruff_cache

@@ -97,7 +97,7 @@ def _discard_seeded_fits() -> Iterator[None]:
                     httpstan.cache.delete_fit(name)
 
 
-def _stop_chain_processes() -> None:
+def stop_chain_processes() -> None:
     """Terminate httpstan's chain worker processes that are still alive at interpreter exit.
 
     httpstan samples in a module-level fork-based process pool. Normally the pool is joined when
@@ -112,7 +112,7 @@ def _stop_chain_processes() -> None:
             process.terminate()
 
 
-atexit.register(_stop_chain_processes)
+atexit.register(stop_chain_processes)
 
 
 class PyStanEngine(Engine):

@@ -1,0 +1,231 @@
+"""E5: Friedman functions, linear discriminant analysis (first) vs a classification tree (second).
+
+Ground truth (``e5_friedman.csv``): for each setting, the true δ is the mean over
+``e5_truth_reps`` fresh training sets of the accuracy difference tree − LDA on one large test set
+(``e5_test_size`` draws) of that setting. The file is a cache: when it holds the same settings,
+repetitions, test size and base seed it is reused instead of recomputed.
+
+Analysis (``e5_summary.csv``): ``e5_reps`` times, pick ``e5_pick`` settings per function, draw a
+fresh sample of each, run paired ``runs × folds`` cross-validation (scikit-learn
+``RepeatedKFold``, both classifiers on the same folds, scikit-learn defaults), then analyse the
+fold-wise accuracy differences with the hierarchical model (rope 0.01) and the Wilcoxon
+signed-rank test on the mean differences. Reported: power (hierarchical: P(left) or P(right) >
+0.95; signed-rank: p < 0.05), the decisions, the evidence grade (Raftery) of the posterior odds of
+the most probable outcome against the runner-up, and the MSE of the MLE and of the shrinkage
+estimates against the true δ's.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..decision import evidence_grade
+from .generators import FriedmanSetting, friedman_classification, friedman_median
+from .generators import friedman_settings as all_settings
+from .runner import ExperimentOutput, Settings, fit, repetition_seeds, run_tasks, signed_rank_p
+
+EXPERIMENT_ID = 5
+TRUTH_CSV = "e5_friedman.csv"
+SUMMARY_CSV = "e5_summary.csv"
+FIGURE = "e5_mse.png"
+ANALYSIS_SETTING = 1000  # the setting id of the analysis repetitions' seeds
+TEST_SET = 2**31 - 1  # the "repetition" id of the seeds of a setting's test set
+
+
+def _classifiers():
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.tree import DecisionTreeClassifier
+
+    return LinearDiscriminantAnalysis(), DecisionTreeClassifier(random_state=0)
+
+
+def _accuracy(model, x_train, y_train, x_test, y_test) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(x_train, y_train)
+        return float(np.mean(model.predict(x_test) == y_test))
+
+
+def truth_repetition(setting_id: int, rep: int, settings: Settings) -> float:
+    """Accuracy difference tree − LDA of one fresh training set on the setting's test set."""
+    setting = all_settings()[setting_id]
+    median = friedman_median(setting.function, setting.noise, settings.base_seed)
+    test_rng, _ = repetition_seeds(settings.base_seed, EXPERIMENT_ID, setting_id, TEST_SET)
+    x_test, y_test = friedman_classification(setting, settings.e5_test_size, test_rng, median)
+    rng, _ = repetition_seeds(settings.base_seed, EXPERIMENT_ID, setting_id, rep)
+    x, y = friedman_classification(setting, setting.n, rng, median)
+    if np.unique(y).size < 2:  # a one-class training set: both predict that class
+        return 0.0
+    lda, tree = _classifiers()
+    return _accuracy(tree, x, y, x_test, y_test) - _accuracy(lda, x, y, x_test, y_test)
+
+
+def truth_setting(setting_id: int, settings: Settings) -> dict[str, float]:
+    """The ground truth of one setting (one task: all its repetitions)."""
+    setting = all_settings()[setting_id]
+    values = np.array(
+        [truth_repetition(setting_id, r, settings) for r in range(settings.e5_truth_reps)]
+    )
+    return {
+        "setting_id": setting_id,
+        "function": setting.function,
+        "noise": setting.noise,
+        "n": setting.n,
+        "irrelevant": setting.irrelevant,
+        "reps": settings.e5_truth_reps,
+        "test_size": settings.e5_test_size,
+        "base_seed": settings.base_seed,
+        "delta": float(values.mean()),
+        "sd": float(values.std(ddof=1)) if values.size > 1 else 0.0,
+    }
+
+
+def load_cached_truth(path: Path, settings: Settings) -> pd.DataFrame | None:
+    """The cached ground truth when it matches the settings, else ``None``."""
+    if not path.is_file():
+        return None
+    frame = pd.read_csv(path)
+    wanted = set(settings.e5_settings)
+    if set(frame.get("setting_id", [])) != wanted:
+        return None
+    same = (
+        (frame["reps"] == settings.e5_truth_reps)
+        & (frame["test_size"] == settings.e5_test_size)
+        & (frame["base_seed"] == settings.base_seed)
+    )
+    return frame if bool(same.all()) else None
+
+
+def cross_validate(
+    setting: FriedmanSetting, rng: np.random.Generator, settings: Settings
+) -> np.ndarray:
+    """Fold-wise accuracy differences tree − LDA of a paired runs × folds CV on a fresh sample."""
+    from sklearn.model_selection import RepeatedKFold
+
+    median = friedman_median(setting.function, setting.noise, settings.base_seed)
+    x, y = friedman_classification(setting, setting.n, rng, median)
+    splitter = RepeatedKFold(
+        n_splits=settings.e5_folds,
+        n_repeats=settings.e5_runs,
+        random_state=int(rng.integers(2**31)),
+    )
+    differences = []
+    for train, test in splitter.split(x):
+        if np.unique(y[train]).size < 2:
+            differences.append(0.0)
+            continue
+        lda, tree = _classifiers()
+        differences.append(
+            _accuracy(tree, x[train], y[train], x[test], y[test])
+            - _accuracy(lda, x[train], y[train], x[test], y[test])
+        )
+    return np.asarray(differences)
+
+
+def analysis_repetition(rep: int, truth: dict[int, float], settings: Settings) -> dict:
+    """One analysis repetition of E5 (picks settings, cross-validates, fits, tests)."""
+    from ..data import CVData
+
+    rng, seed = repetition_seeds(settings.base_seed, EXPERIMENT_ID, ANALYSIS_SETTING, rep)
+    chosen: list[FriedmanSetting] = []
+    for function in (1, 2, 3):
+        pool = [s for s in all_settings() if s.function == function and s.setting_id in truth]
+        if pool:
+            pick = rng.choice(len(pool), min(settings.e5_pick, len(pool)), replace=False)
+            chosen.extend(pool[i] for i in sorted(pick))
+    differences = [cross_validate(s, rng, settings) for s in chosen]
+    cv = CVData(
+        differences,
+        runs=settings.e5_runs,
+        datasets=[s.label for s in chosen],
+        names=("lda", "tree"),
+    )
+    result = fit(cv, settings, seed)
+    true = np.array([truth[s.setting_id] for s in chosen])
+    table = result.per_dataset
+    probs = np.array(result.probs)
+    order = np.argsort(probs)[::-1]
+    odds = probs[order[0]] / probs[order[1]] if probs[order[1]] > 0 else np.inf
+    decided = np.flatnonzero(probs > 0.95)
+    p_value = signed_rank_p(cv.means)
+    return {
+        "rep": rep,
+        "q": len(chosen),
+        "p_left": probs[0],
+        "p_rope": probs[1],
+        "p_right": probs[2],
+        "decision": ("left", "rope", "right")[decided[0]] if decided.size else "inconclusive",
+        "favoured": ("left", "rope", "right")[order[0]],
+        "odds": float(odds),
+        "evidence": evidence_grade(float(odds)),
+        "wilcoxon_p": p_value,
+        "mse_mle": float(np.mean((table["mle"].to_numpy() - true) ** 2)),
+        "mse_shrinkage": float(np.mean((table["shrunk"].to_numpy() - true) ** 2)),
+        "divergences": int(result.diagnostics["divergences"]),
+        "max_rhat": float(result.diagnostics["max_rhat"]),
+    }
+
+
+def summarise(reps: pd.DataFrame) -> pd.DataFrame:
+    """One row: power of both tests, decisions, evidence breakdown and mean MSEs."""
+    row = {
+        "reps": len(reps),
+        "data_sets": int(reps["q"].iloc[0]) if len(reps) else 0,
+        "hierarchical_power": float(((reps["p_left"] > 0.95) | (reps["p_right"] > 0.95)).mean()),
+        "signed_rank_power": float((reps["wilcoxon_p"] < 0.05).mean()),
+    }
+    for outcome in ("left", "rope", "right", "inconclusive"):
+        row[f"decision_{outcome}"] = float((reps["decision"] == outcome).mean())
+    for grade in ("weak", "positive", "strong"):
+        row[f"evidence_{grade}"] = float((reps["evidence"] == grade).mean())
+    row["mse_mle"] = float(reps["mse_mle"].mean())
+    row["mse_shrinkage"] = float(reps["mse_shrinkage"].mean())
+    return pd.DataFrame([row])
+
+
+def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
+    start = time.perf_counter()
+    truth_path = out / TRUTH_CSV
+    truth_frame = load_cached_truth(truth_path, settings)
+    cached = truth_frame is not None
+    if truth_frame is None:
+        tasks = [(setting_id, settings) for setting_id in settings.e5_settings]
+        truth_frame = pd.DataFrame(
+            run_tasks(executor, truth_setting, tasks, "E5 ground truth", progress)
+        )
+        truth_frame.to_csv(truth_path, index=False)
+    truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
+    tasks = [(rep, truth, settings) for rep in range(settings.e5_reps)]
+    reps = pd.DataFrame(run_tasks(executor, analysis_repetition, tasks, "E5 analysis", progress))
+    reps.to_csv(out / "e5_repetitions.csv", index=False)
+    summary = summarise(reps)
+    summary.to_csv(out / SUMMARY_CSV, index=False)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4))
+    ax.boxplot([reps["mse_mle"], reps["mse_shrinkage"]])
+    ax.set_xticks([1, 2], ["MLE", "shrinkage"])
+    ax.set_ylabel("MSE against the true δ")
+    ax.set_title("E5: Friedman data sets, MSE per repetition")
+    fig.tight_layout()
+    fig.savefig(out / FIGURE, dpi=110)
+    plt.close(fig)
+    return ExperimentOutput(
+        "e5",
+        "E5: Friedman functions (LDA vs classification tree)",
+        f"{len(settings.e5_settings)} settings; ground truth from {settings.e5_truth_reps} "
+        f"training sets each on a test set of {settings.e5_test_size}"
+        + (" (reused from the cached e5_friedman.csv)" if cached else "")
+        + f"; {settings.e5_reps} analysis repetitions picking {settings.e5_pick} settings per "
+        f"function, paired {settings.e5_runs}×{settings.e5_folds} CV; d = tree − LDA; rope "
+        f"{settings.rope}. Medians of y from 10 000 draws. Total divergences: "
+        f"{int(reps['divergences'].sum())}; max R-hat {reps['max_rhat'].max():.3f}.",
+        tables={TRUTH_CSV: truth_frame, SUMMARY_CSV: summary},
+        figures={FIGURE: "E5: MSE of the MLE and of the shrinkage estimates"},
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,70 @@
+"""Run the selected experiments and write the report (used by ``__main__`` and the notebook)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from . import (
+    e1_shrinkage,
+    e2_equivalent,
+    e3_practically_equivalent,
+    e4_power,
+    e5_friedman,
+    e6_real_data,
+)
+from .report import write_report
+from .runner import ExperimentOutput, Settings, compile_model, make_executor
+
+EXPERIMENTS = {
+    "e1": e1_shrinkage,
+    "e2": e2_equivalent,
+    "e3": e3_practically_equivalent,
+    "e4": e4_power,
+    "e5": e5_friedman,
+    "e6": e6_real_data,
+}
+
+
+def run_experiments(
+    settings: Settings,
+    out: str | os.PathLike[str] = "results",
+    *,
+    jobs: int = 1,
+    scheduler: Any = None,
+    data: str | None = None,
+    progress: bool = True,
+    command: str | None = None,
+) -> list[ExperimentOutput]:
+    """Run ``settings.experiments`` into ``out`` and write ``out/REPORT.md``.
+
+    ``jobs`` local processes, or a Dask ``scheduler`` (address, Client or LocalCluster). ``data``
+    is the real data's file or folder (default: ``$BAYES_HIER_DATA`` or ``../shared/data``).
+    """
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    engine = compile_model(settings.engine)  # once, before any worker starts
+    outputs = []
+    with make_executor(jobs, scheduler) as executor:
+        for key in settings.experiments:
+            module = EXPERIMENTS[key]
+            extra = {"data": data} if key == "e6" else {}
+            outputs.append(module.run(settings, executor, out, progress=progress, **extra))
+    write_report(
+        out,
+        outputs,
+        settings,
+        engine=engine,
+        seconds=time.perf_counter() - start,
+        jobs=jobs,
+        scheduler=scheduler if isinstance(scheduler, str) else (scheduler and repr(scheduler)),
+        command=command,
+    )
+    return outputs

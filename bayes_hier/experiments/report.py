@@ -1,0 +1,121 @@
+"""``REPORT.md``: every table, figure, setting, seed, the versions and the run times."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .runner import ExperimentOutput, Settings
+
+PACKAGES = (
+    "bayes_hier",
+    "numpy",
+    "scipy",
+    "pandas",
+    "arviz",
+    "pystan",
+    "httpstan",
+    "cmdstanpy",
+    "scikit-learn",
+    "dask",
+    "distributed",
+    "matplotlib",
+)
+
+
+def versions() -> dict[str, str]:
+    """Installed versions of the package and of what the experiments use."""
+    found = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value).replace("|", "\\|")
+
+
+def markdown_table(frame: pd.DataFrame, max_rows: int = 60) -> str:
+    """A GitHub-flavoured markdown table (no extra dependency)."""
+    shown = frame.head(max_rows)
+    lines = [
+        "| " + " | ".join(str(c) for c in shown.columns) + " |",
+        "| " + " | ".join("---" for _ in shown.columns) + " |",
+    ]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.itertuples(False)]
+    if len(frame) > max_rows:
+        lines.append(f"\n({len(frame) - max_rows} more rows in the CSV)")
+    return "\n".join(lines)
+
+
+def write_report(
+    out: Path,
+    outputs: Sequence[ExperimentOutput],
+    settings: Settings,
+    *,
+    engine: str,
+    seconds: float,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    command: str | None = None,
+) -> Path:
+    """Write ``out/REPORT.md`` and return its path."""
+    out = Path(out)
+    lines = [
+        "# Reproduction of the hierarchical-model paper (bayes_hier)",
+        "",
+        f"Generated {datetime.datetime.now().isoformat(timespec='seconds')} in "
+        f"**{settings.mode}** mode; total run time {seconds:.1f} s "
+        f"({seconds / 60:.1f} min).",
+        "",
+        f"* Command: `{command}`" if command else "* Command: (library call)",
+        "* Executor: " + (f"Dask scheduler {scheduler}" if scheduler else f"{jobs} local job(s)"),
+        f"* Stan engine: {engine}; {settings.chains} chains × {settings.draws} draws "
+        f"({settings.warmup} warm-up)",
+        f"* Base seed: {settings.base_seed}; repetition r of setting s of experiment e uses "
+        "`numpy.random.SeedSequence([base_seed, e, s, r])` (data RNG and Stan seed spawned from "
+        "it), so each repetition can be rerun alone with the `run_repetition` functions.",
+        *(f"* Note: {note}" for note in settings.notes),
+        "",
+        "## Versions",
+        "",
+        markdown_table(pd.DataFrame(list(versions().items()), columns=["package", "version"])),
+        "",
+        "## Run times",
+        "",
+        markdown_table(
+            pd.DataFrame(
+                [(o.key, o.title, round(o.seconds, 1)) for o in outputs],
+                columns=["experiment", "title", "seconds"],
+            )
+        ),
+        "",
+    ]
+    for output in outputs:
+        lines += [f"## {output.title}", "", output.description, ""]
+        for name, table in output.tables.items():
+            lines += [f"### `{name}`", "", markdown_table(table), ""]
+        for name, caption in output.figures.items():
+            lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
+    lines += [
+        "## Settings",
+        "",
+        "```",
+        *(f"{key} = {value!r}" for key, value in settings.as_dict().items()),
+        "```",
+        "",
+    ]
+    path = out / "REPORT.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
