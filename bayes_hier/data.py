@@ -457,3 +457,26 @@ def as_cvdata(
         names=names if names is not None else ("first", "second"),
         higher_is_better=higher_is_better,
     )
+
+
+def as_single_cvdata(
+    x: Any,
+    y: Any = None,
+    runs: int | Sequence[int] | None = None,
+    *,
+    test: str,
+    hint: str,
+    **kwargs: Any,
+) -> CVData:
+    """:func:`as_cvdata` for a test that analyses exactly one data set.
+
+    ``test`` names the test and ``hint`` says how to pick a data set or which test compares
+    several; both go into the error raised when the input holds more than one data set.
+    """
+    cv = as_cvdata(x, y, runs, **kwargs)
+    if cv.q != 1:
+        shown = ", ".join(repr(d) for d in cv.datasets[:3]) + (", ..." if cv.q > 3 else "")
+        raise ValueError(
+            f"The {test} analyses one data set, but the input holds {cv.q} ({shown}). {hint}"
+        )
+    return cv

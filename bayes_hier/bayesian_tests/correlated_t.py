@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data import CVData
+from ..data import CVData, as_single_cvdata
 from ..decision import OUTCOMES
 from ..probabilities import Probabilities
 from ..rope import Rope, RopeLike
-from ._inputs import as_cvdata, resolve_seed
+from ._inputs import resolve_seed
 from .result import BayesianTestResult
 
 if TYPE_CHECKING:
@@ -242,22 +242,19 @@ def correlated_ttest(
         if not isinstance(x, pd.DataFrame):
             raise ValueError("dataset= selects a data set of a data frame; x is not a frame.")
         x = _select_dataset(x, dataset, columns)
-    cv = as_cvdata(
+    cv = as_single_cvdata(
         x,
         y,
         runs,
+        test="correlated t-test",
+        hint="Pick one with dataset=, or compare on several data sets with signed_rank_test, "
+        "sign_test or hierarchical_test.",
         names=names,
         models=models,
         columns=columns,
         rho=rho,
         higher_is_better=higher_is_better,
     )
-    if cv.q != 1:
-        raise ValueError(
-            f"The correlated t-test analyses one data set; got {cv.q}. Pick one with dataset=, "
-            "or compare on several data sets with signed_rank_test, sign_test or "
-            "hierarchical_test."
-        )
     if not 0 < hdi_prob < 1:
         raise ValueError(f"hdi_prob must be in (0, 1); got {hdi_prob}.")
     return CorrelatedTResult(cv, cv.rope(rope), hdi_prob)

@@ -109,7 +109,7 @@ def wilcoxon_signed_rank(
         Scores of the first and second model, one per data set (1-D), or fold scores (2-D
         arrays, a tidy frame or a :class:`CVData`) averaged per data set.
     names, models, columns, higher_is_better
-        As in :func:`bayes_hier.hierarchical.fit.as_cvdata`.
+        As in :func:`bayes_hier.data.as_cvdata`.
     method, correction
         Passed to :func:`scipy.stats.wilcoxon`.
     alpha

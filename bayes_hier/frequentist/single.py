@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data import CVData, as_cvdata
+from ..data import CVData, as_single_cvdata
 from ._result import TestResult, check_alpha, two_sided_t
 
 
@@ -30,27 +30,23 @@ def one_dataset(
     columns: Mapping[str, str] | None = None,
     higher_is_better: bool = True,
 ) -> CVData:
-    """Validate the fold scores of one data set through :class:`CVData` (arrays, frame, CVData)."""
-    if isinstance(x, (pd.DataFrame, CVData)):
-        runs = None
-    cv = as_cvdata(
+    """Validate the fold scores of one data set through :class:`CVData` (arrays, frame, CVData).
+
+    ``runs`` applies to arrays only: a frame or a CVData carries its own runs.
+    """
+    return as_single_cvdata(
         x,
         y,
-        runs,
+        None if isinstance(x, (pd.DataFrame, CVData)) else runs,
+        test=test,
+        hint="Select one, e.g. frame[frame.dataset == name], or compare across data sets with "
+        "wilcoxon_signed_rank or sign_test_freq.",
         names=names,
         models=models,
         columns=columns,
         rho=rho,
         higher_is_better=higher_is_better,
     )
-    if cv.q != 1:
-        shown = ", ".join(repr(d) for d in cv.datasets[:3]) + (", ..." if cv.q > 3 else "")
-        raise ValueError(
-            f"The {test} analyses one data set, but the input holds {cv.q} ({shown}). Select one, "
-            "e.g. frame[frame.dataset == name], or compare across data sets with "
-            "wilcoxon_signed_rank or sign_test_freq."
-        )
-    return cv
 
 
 def paired_ttest(
@@ -84,7 +80,7 @@ def paired_ttest(
         Fold scores of the first and second model on one data set (1-D arrays, paired fold by
         fold), or a tidy frame / :class:`CVData` as ``x`` alone.
     names, models, columns, higher_is_better
-        As in :func:`bayes_hier.hierarchical.fit.as_cvdata`.
+        As in :func:`bayes_hier.data.as_cvdata`.
     alpha
         Level of :attr:`TestResult.significant` and of the interpretation.
 
@@ -151,7 +147,7 @@ def corrected_resampled_ttest(
     rho
         Correlation between folds, ``n_test / (n_test + n_train)``; default ``1 / k``.
     names, models, columns, higher_is_better
-        As in :func:`bayes_hier.hierarchical.fit.as_cvdata`.
+        As in :func:`bayes_hier.data.as_cvdata`.
     alpha
         Level of :attr:`TestResult.significant` and of the interpretation.
     """
