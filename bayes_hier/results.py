@@ -124,5 +124,12 @@ class ComparisonResult:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        p = self.probs
+        return (
+            f"<{type(self).__name__} {self.test_name}, {self.names[1]} vs {self.names[0]}: "
+            f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
+        )
+
     def summary(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

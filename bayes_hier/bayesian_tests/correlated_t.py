@@ -167,13 +167,6 @@ class CorrelatedTResult(BayesianTestResult):
         ]
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        p = self.probs
-        return (
-            f"<CorrelatedTResult {self.names[1]} vs {self.names[0]}: "
-            f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
-        )
-
     # ------------------------------------------------------------------ plots
     def plot_density(self, ax: Axes | None = None) -> Figure:
         """Posterior density of μ with the rope shaded and the three masses labelled."""

@@ -146,13 +146,6 @@ class SimplexResult(BayesianTestResult):
         ]
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        p = self.probs
-        return (
-            f"<SimplexResult {self.test_name}, {self.names[1]} vs {self.names[0]}: "
-            f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
-        )
-
     # ------------------------------------------------------------------ plots
     def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
         """The posterior sample on the probability simplex (corners named after the models)."""

@@ -236,13 +236,6 @@ class HierarchicalResult(ComparisonResult):
             )
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        p = self.probs
-        return (
-            f"<HierarchicalResult {self.names[1]} vs {self.names[0]}: "
-            f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
-        )
-
     # ------------------------------------------------------------------ plots
     def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
         """The next-data-set posterior sample on the probability simplex (a ternary plot)."""
