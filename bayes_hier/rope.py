@@ -40,8 +40,11 @@ class Rope:
             )
 
     @classmethod
-    def parse(cls, rope: RopeLike) -> Rope:
+    def parse(cls, rope: RopeLike, scores: np.ndarray | None = None) -> Rope:
         """Build a rope from a half-width ``r`` (meaning ``[-r, r]``) or a pair ``(low, high)``.
+
+        With the raw ``scores``, also warn when the rope seems to be in other units than they
+        are (:meth:`check_scale`).
 
         Raises
         ------
@@ -49,6 +52,13 @@ class Rope:
             For a negative half-width, a pair with ``low > high`` or not containing 0, or a
             non-finite value.
         """
+        parsed = cls._from(rope)
+        if scores is not None:
+            parsed.check_scale(scores)
+        return parsed
+
+    @classmethod
+    def _from(cls, rope: RopeLike) -> Rope:
         if isinstance(rope, Rope):
             return rope
         if isinstance(rope, (tuple, list, np.ndarray)):

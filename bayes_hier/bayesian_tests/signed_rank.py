@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from ..data import per_dataset_differences
 from ..rope import Rope, RopeLike
 from ._inputs import (
     check_nsamples,
     check_prior,
-    parse_rope,
-    per_dataset_differences,
     resolve_seed,
 )
 from .result import SimplexResult
@@ -187,7 +186,7 @@ def signed_rank_test(
     data = per_dataset_differences(
         x, y, names=names, models=models, columns=columns, higher_is_better=higher_is_better
     )
-    parsed = parse_rope(rope, data.scores)
+    parsed = Rope.parse(rope, data.scores)
     prior = check_prior(prior)
     nsamples = check_nsamples(nsamples)
     seed = resolve_seed(seed)

@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
-from ..data import CVData, as_cvdata
+from ..data import per_dataset_differences
 from ._result import TestResult, check_alpha
 
 
@@ -33,52 +32,12 @@ def dataset_differences(
     data-set names) or fold scores (2-D arrays, lists of arrays, a tidy frame or a
     :class:`CVData`), which are validated by :class:`CVData` and averaged per data set.
     """
-    fold_level = isinstance(x, (pd.DataFrame, CVData))
-    if not fold_level:
-        if y is None:
-            raise ValueError(
-                "Give the per-data-set scores of both models (x and y), a tidy frame or a CVData."
-            )
-        try:
-            xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        except ValueError:  # ragged lists of fold scores
-            fold_level = True
-        else:
-            fold_level = xa.ndim != 1 or ya.ndim != 1
-    if fold_level:
-        cv = as_cvdata(
-            x,
-            y,
-            None if isinstance(x, (pd.DataFrame, CVData)) else 1,
-            names=names,
-            models=models,
-            columns=columns,
-            higher_is_better=higher_is_better,
-        )
-        return cv.means, cv.names, cv.datasets
-    if xa.shape != ya.shape:
-        raise ValueError(
-            f"x and y must hold one score per data set for the same data sets; got "
-            f"{xa.size} and {ya.size} scores."
-        )
-    bad = ~(np.isfinite(xa) & np.isfinite(ya))
-    if bad.any():
-        raise ValueError(
-            f"{int(bad.sum())} data set(s) have a NaN or infinite score (positions "
-            f"{np.flatnonzero(bad)[:5].tolist()}); remove them from both x and y."
-        )
-    if xa.size < 2:
-        raise ValueError(f"At least 2 data sets are needed; got {xa.size}.")
-    names = tuple(str(n) for n in (names or ("first", "second")))
-    if len(names) != 2 or names[0] == names[1]:
-        raise ValueError(f"names must be two different model names; got {names!r}.")
-    datasets = (
-        tuple(str(i) for i in x.index)
-        if isinstance(x, pd.Series)
-        else tuple(f"dataset {i}" for i in range(xa.size))
+    data = per_dataset_differences(
+        x, y, names=names, models=models, columns=columns, higher_is_better=higher_is_better
     )
-    sign = 1.0 if higher_is_better else -1.0
-    return sign * (ya - xa), (names[0], names[1]), datasets
+    if data.differences.size < 2:
+        raise ValueError(f"At least 2 data sets are needed; got {data.differences.size}.")
+    return data.differences, data.names, data.datasets
 
 
 def wilcoxon_signed_rank(
