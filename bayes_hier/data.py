@@ -33,6 +33,26 @@ DEFAULT_COLUMNS: dict[str, str] = {
 }
 
 
+def finite_scores(
+    frame: pd.DataFrame, score_column: str, key_columns: Sequence[str], owner: str = ""
+) -> pd.Series:
+    """The score column of a tidy frame as floats.
+
+    Raises a ValueError naming the first offending row (its ``key_columns``) when a score is NaN,
+    infinite or not a number; ``owner`` starts the message (e.g. ``"Model 'a' has "``).
+    """
+    scores = pd.to_numeric(frame[score_column], errors="coerce").astype(float)
+    bad = ~np.isfinite(scores.to_numpy())
+    if bad.any():
+        row = frame.loc[bad, list(key_columns)].iloc[0]
+        example = ", ".join(str(value) for value in row)
+        raise ValueError(
+            f"{owner}{int(bad.sum())} NaN, infinite or non-numeric scores, e.g. at "
+            f"({', '.join(key_columns)}) = ({example}). Remove or re-run the failed folds."
+        )
+    return scores
+
+
 def _as_float_rows(values: Any, label: str) -> list[np.ndarray]:
     """Turn a 1-D array (one data set), a 2-D array (q x n) or a list of 1-D arrays into rows."""
     if isinstance(values, pd.DataFrame):
@@ -302,14 +322,7 @@ class CVData:
                     f"fold), e.g. {example}. Each fold must appear once per model; aggregate or "
                     "remove the duplicates."
                 )
-            scores = pd.to_numeric(part[roles["score"]], errors="coerce").astype(float)
-            bad = ~np.isfinite(scores.to_numpy())
-            if bad.any():
-                example = part.loc[bad, key].iloc[0].tolist()
-                raise ValueError(
-                    f"Model {model!r} has {int(bad.sum())} NaN, infinite or non-numeric scores, "
-                    f"e.g. at (dataset, run, fold) = {example}. Remove or re-run the failed folds."
-                )
+            scores = finite_scores(part, roles["score"], key, f"Model {model!r} has ")
             tables.append(scores.set_axis(pd.MultiIndex.from_frame(part[key])).rename(str(model)))
         joined = pd.concat(tables, axis=1, join="outer")
         missing = joined.isna().any(axis=1)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data import DEFAULT_COLUMNS
+from ..data import DEFAULT_COLUMNS, finite_scores
 from ._result import check_alpha
 from .several import wilcoxon_signed_rank
 
@@ -31,14 +31,7 @@ def _tidy_to_wide(frame: pd.DataFrame, roles: Mapping[str, str]) -> pd.DataFrame
             f"{list(frame.columns)}); these tests compare models over several data sets. Name "
             "it with columns={'dataset': '...'}."
         )
-    score = pd.to_numeric(frame[roles["score"]], errors="coerce").astype(float)
-    bad = ~np.isfinite(score.to_numpy())
-    if bad.any():
-        example = frame.loc[bad, [roles["dataset"], roles["model"]]].iloc[0].tolist()
-        raise ValueError(
-            f"{int(bad.sum())} NaN, infinite or non-numeric scores, e.g. at (dataset, model) = "
-            f"{example}. Remove or re-run the failed folds."
-        )
+    score = finite_scores(frame, roles["score"], [roles["dataset"], roles["model"]])
     keys = [frame[roles["dataset"]], frame[roles["model"]]]
     means = score.groupby(keys, sort=False).mean()
     return means.unstack(level=1).reindex(
