@@ -15,7 +15,15 @@ import numpy as np
 import pandas as pd
 
 from .generators import mixture_deltas, simulate_differences
-from .runner import ExperimentOutput, Settings, fit, repetition_seeds, run_tasks
+from .runner import (
+    ExperimentOutput,
+    Settings,
+    diagnostics_sentence,
+    fit,
+    fit_diagnostics,
+    repetition_seeds,
+    run_tasks,
+)
 
 EXPERIMENT_ID = 1
 
@@ -32,8 +40,7 @@ def run_repetition(q: int, rep: int, settings: Settings) -> dict[str, float]:
         "rep": rep,
         "mse_mle": float(np.mean((table["mle"].to_numpy() - deltas) ** 2)),
         "mse_shrinkage": float(np.mean((table["shrunk"].to_numpy() - deltas) ** 2)),
-        "divergences": int(result.diagnostics["divergences"]),
-        "max_rhat": float(result.diagnostics["max_rhat"]),
+        **fit_diagnostics(result),
     }
 
 
@@ -57,8 +64,8 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         "E1: shrinkage versus MLE",
         f"q ∈ {list(settings.e1_q)}, {settings.e1_reps} repetitions; δ_i from "
         "0.5·N(0.005, 0.001²) + 0.5·N(0.02, 0.001²); 10×10 CV differences MVN with per-fold "
-        f"sd 0.057, ρ = 0.1; rope {settings.rope}. Total divergences: "
-        f"{int(reps['divergences'].sum())}; max R-hat {reps['max_rhat'].max():.3f}.",
+        f"sd 0.057, ρ = 0.1; rope {settings.rope}. "
+        f"{diagnostics_sentence(reps)}.",
         tables={"e1_shrinkage.csv": table},
         seconds=time.perf_counter() - start,
     )

@@ -14,7 +14,17 @@ import numpy as np
 import pandas as pd
 
 from .generators import cauchy_deltas, simulate_differences
-from .runner import ExperimentOutput, Settings, fit, repetition_seeds, run_tasks, signed_rank_p
+from .runner import (
+    ExperimentOutput,
+    Settings,
+    diagnostics_sentence,
+    fit,
+    fit_diagnostics,
+    repetition_seeds,
+    run_tasks,
+    save_figure,
+    signed_rank_p,
+)
 
 EXPERIMENT_ID = 2
 CSV = "e2_equivalent.csv"
@@ -39,8 +49,7 @@ def run_cauchy_repetition(
         "p_right": probs.right,
         "wilcoxon_p": signed_rank_p(differences.mean(axis=1)),
         "median_difference": float(np.median(differences.mean(axis=1))),
-        "divergences": int(result.diagnostics["divergences"]),
-        "max_rhat": float(result.diagnostics["max_rhat"]),
+        **fit_diagnostics(result),
     }
 
 
@@ -84,9 +93,7 @@ def plot_curves(table: pd.DataFrame, title: str, path: Path) -> None:
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def run_cauchy_experiment(
@@ -121,8 +128,7 @@ def run_cauchy_experiment(
         f"δ_i ~ Cauchy({location:g}, {scale:.5f}) clipped to [−1, 1]; q ∈ {list(settings.e23_q)};"
         f" {settings.e23_reps} repetitions; 10×10 CV differences with per-fold sd 0.057, ρ = 0.1; "
         f"rope {settings.rope}. Signed-rank: two-sided Wilcoxon on the q mean differences, "
-        f"α = 0.05. Total divergences: {int(reps['divergences'].sum())}; max R-hat "
-        f"{reps['max_rhat'].max():.3f}.",
+        f"α = 0.05. {diagnostics_sentence(reps)}.",
         tables={csv: table},
         figures={png: f"{title}: P(rope) and rejection shares against q"},
         seconds=time.perf_counter() - start,

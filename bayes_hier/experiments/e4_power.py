@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .e2_equivalent import run_cauchy_repetition
-from .runner import ExperimentOutput, Settings, run_tasks
+from .runner import ExperimentOutput, Settings, diagnostics_sentence, run_tasks, save_figure
 
 EXPERIMENT_ID = 4
 CSV = "e4_power.csv"
@@ -63,17 +63,14 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"E4: power, q = {settings.e4_q}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / FIGURE, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / FIGURE)
     return ExperimentOutput(
         "e4",
         "E4: power",
         f"q = {settings.e4_q}; δ_i ~ Cauchy(δ₀, {settings.e4_scale}) clipped to [−1, 1], "
         f"δ₀ ∈ {list(settings.e4_delta0)}; {settings.e4_reps} repetitions; rope {settings.rope}. "
         "Signed-rank power counts two-sided rejections at α = 0.05 on the side of the second "
-        f"model. Total divergences: {int(reps['divergences'].sum())}; max R-hat "
-        f"{reps['max_rhat'].max():.3f}; mean P(right) {np.mean(reps['p_right']):.3f}.",
+        f"model. {diagnostics_sentence(reps)}; mean P(right) {np.mean(reps['p_right']):.3f}.",
         tables={CSV: table},
         figures={FIGURE: "E4: power of the hierarchical test and of the signed-rank test"},
         seconds=time.perf_counter() - start,

@@ -27,7 +27,17 @@ import pandas as pd
 from ..decision import evidence_grade
 from .generators import FriedmanSetting, friedman_classification, friedman_median
 from .generators import friedman_settings as all_settings
-from .runner import ExperimentOutput, Settings, fit, repetition_seeds, run_tasks, signed_rank_p
+from .runner import (
+    ExperimentOutput,
+    Settings,
+    diagnostics_sentence,
+    fit,
+    fit_diagnostics,
+    repetition_seeds,
+    run_tasks,
+    save_figure,
+    signed_rank_p,
+)
 
 EXPERIMENT_ID = 5
 TRUTH_CSV = "e5_friedman.csv"
@@ -166,8 +176,7 @@ def analysis_repetition(rep: int, truth: dict[int, float], settings: Settings) -
         "wilcoxon_p": p_value,
         "mse_mle": float(np.mean((table["mle"].to_numpy() - true) ** 2)),
         "mse_shrinkage": float(np.mean((table["shrunk"].to_numpy() - true) ** 2)),
-        "divergences": int(result.diagnostics["divergences"]),
-        "max_rhat": float(result.diagnostics["max_rhat"]),
+        **fit_diagnostics(result),
     }
 
 
@@ -212,9 +221,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     ax.set_xticks([1, 2], ["MLE", "shrinkage"])
     ax.set_ylabel("MSE against the true δ")
     ax.set_title("E5: Friedman data sets, MSE per repetition")
-    fig.tight_layout()
-    fig.savefig(out / FIGURE, dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / FIGURE)
     return ExperimentOutput(
         "e5",
         "E5: Friedman functions (LDA vs classification tree)",
@@ -223,8 +230,8 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         + (" (reused from the cached e5_friedman.csv)" if cached else "")
         + f"; {settings.e5_reps} analysis repetitions picking {settings.e5_pick} settings per "
         f"function, paired {settings.e5_runs}×{settings.e5_folds} CV; d = tree − LDA; rope "
-        f"{settings.rope}. Medians of y from 10 000 draws. Total divergences: "
-        f"{int(reps['divergences'].sum())}; max R-hat {reps['max_rhat'].max():.3f}.",
+        f"{settings.rope}. Medians of y from 10 000 draws. "
+        f"{diagnostics_sentence(reps)}.",
         tables={TRUTH_CSV: truth_frame, SUMMARY_CSV: summary},
         figures={FIGURE: "E5: MSE of the MLE and of the shrinkage estimates"},
         seconds=time.perf_counter() - start,

@@ -22,7 +22,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .runner import ExperimentOutput, Settings, repetition_seeds, run_tasks, signed_rank_p
+from .runner import (
+    ExperimentOutput,
+    Settings,
+    diagnostics_sentence,
+    fit_diagnostics,
+    repetition_seeds,
+    run_tasks,
+    save_figure,
+    signed_rank_p,
+)
 
 EXPERIMENT_ID = 6
 CSV = "e6_real_data.csv"
@@ -64,8 +73,7 @@ def run_fit(pair: int, variant: int, frame: pd.DataFrame, settings: Settings) ->
         "p_rope": probs.rope,
         "p_right": probs.right,
         "wilcoxon_p": signed_rank_p(cv.means),
-        "divergences": int(result.diagnostics["divergences"]),
-        "max_rhat": float(result.diagnostics["max_rhat"]),
+        **fit_diagnostics(result),
         "_shrunk": result.per_dataset["shrunk"].to_numpy(),
         "_delta0": result._draws("delta0")[keep],
         "_sigma0": result._draws("sigma0")[keep],
@@ -117,9 +125,7 @@ def plot_densities(rows: list[dict], pairs, path: Path) -> bool:
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(pairs) :]:
         ax.set_visible(False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
     return True
 
 
@@ -138,9 +144,7 @@ def plot_boxplot(frame: pd.DataFrame, path: Path, pair=("j48", "j48gr")) -> None
     ax.axhline(0, color="black", lw=0.6)
     ax.set_ylabel(f"accuracy {pair[1]} − {pair[0]} (points)")
     ax.set_title(f"E6: per-data-set 10×10 CV differences, {pair[1]} − {pair[0]}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def run(
@@ -171,8 +175,7 @@ def run(
         f"Pairs {[f'{a}/{b}' for a, b in settings.e6_pairs]}; variants "
         f"{list(settings.e6_variants)}; rope {ROPE_POINTS} accuracy point (0.5 for half_rope); "
         "probabilities in the package convention d = second − first (p_left: first better). "
-        f"Total divergences: {int(table['divergences'].sum())}; max R-hat "
-        f"{table['max_rhat'].max():.3f}.",
+        f"{diagnostics_sentence(table)}.",
         tables={CSV: table},
         figures=figures,
         seconds=time.perf_counter() - start,

@@ -171,6 +171,31 @@ def fit(differences: Any, settings: Settings, seed: int, **kwargs: Any) -> Any:
         )
 
 
+def fit_diagnostics(result: Any) -> dict[str, float]:
+    """The per-repetition diagnostics every experiment records: divergences and max R-hat."""
+    return {
+        "divergences": int(result.diagnostics["divergences"]),
+        "max_rhat": float(result.diagnostics["max_rhat"]),
+    }
+
+
+def diagnostics_sentence(frame: Any) -> str:
+    """``Total divergences: N; max R-hat R`` over the repetitions of an experiment."""
+    return (
+        f"Total divergences: {int(frame['divergences'].sum())}; max R-hat "
+        f"{frame['max_rhat'].max():.3f}"
+    )
+
+
+def save_figure(fig: Any, path: Any) -> None:
+    """Lay out, write (PNG, 110 dpi) and close a figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def signed_rank_p(means: np.ndarray) -> float:
     """Two-sided p-value of the Wilcoxon signed-rank test on per-data-set mean differences."""
     from ..frequentist import wilcoxon_signed_rank
