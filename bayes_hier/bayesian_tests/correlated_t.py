@@ -81,7 +81,7 @@ class CorrelatedTResult(BayesianTestResult):
         self.df = self.n - 1
         self.loc = float(cv.means[0])
         self.std = float(cv.stds[0])
-        self.scale = float(np.sqrt((1.0 / self.n + self.rho / (1.0 - self.rho)) * self.std**2))
+        self.scale = float(cv.standard_errors[0])  # sqrt((1/n + rho/(1-rho)) s^2)
 
     # ------------------------------------------------------------------ posterior
     @property
