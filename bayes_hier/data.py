@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .rope import Rope, RopeLike
 
@@ -31,6 +32,16 @@ DEFAULT_COLUMNS: dict[str, str] = {
     "fold": "fold",
     "score": "score",
 }
+
+
+def corrected_standard_error(std: ArrayLike, n: ArrayLike, rho: ArrayLike) -> np.ndarray:
+    """Standard error of a mean of n correlated cross-validation results, ``s·sqrt(1/n + ρ/(1−ρ))``.
+
+    Nadeau & Bengio (2003): the variance of the mean of n results with sample standard deviation
+    s and pairwise correlation ρ (overlapping training sets) is s²(1/n + ρ/(1 − ρ)).
+    """
+    std, n, rho = (np.asarray(x, dtype=float) for x in (std, n, rho))
+    return std * np.sqrt(1.0 / n + rho / (1.0 - rho))
 
 
 def finite_scores(
@@ -397,7 +408,7 @@ class CVData:
 
         The Nadeau–Bengio correction for the correlation between overlapping training sets.
         """
-        return self.stds * np.sqrt(1.0 / self.n + self.rho / (1.0 - self.rho))
+        return corrected_standard_error(self.stds, self.n, self.rho)
 
     def rope(self, rope: RopeLike) -> Rope:
         """Parse ``rope`` and warn if it looks like it is in other units than the scores."""

@@ -75,8 +75,7 @@ def diagnostic_problems(
     if diagnostics["divergences"] > 0:
         problems.append(
             f"{diagnostics['divergences']} divergent transitions after warm-up: the sampler "
-            "missed part of the posterior. Increase adapt_delta (e.g. adapt_delta=0.99) or switch "
-            "parametrization ('centered' <-> 'noncentered')."
+            "missed part of the posterior. Increase adapt_delta (e.g. adapt_delta=0.99)."
         )
     if diagnostics["max_rhat"] > thresholds.max_rhat:
         problems.append(
@@ -100,7 +99,8 @@ def diagnostic_problems(
         problems.append(
             f"E-BFMI is {diagnostics['min_ebfmi']:.2f} < {thresholds.min_ebfmi} in some chain: "
             "the momentum resampling explores the energy poorly (a heavy-tailed or funnel-shaped "
-            "posterior). Try the other parametrization."
+            "posterior). Run longer (warmup=2000, draws=2000) and check the parameters' "
+            "trace plots (arviz.plot_trace)."
         )
     return problems
 

@@ -80,7 +80,7 @@ def fit_cv(cv: CVData, engine, draws: int = 1000, chains: int = 4, seed: int = 1
 def program_time(program: str, cv: CVData, engine, iterations: int) -> float:
     """Sampling time of one chain of ``iterations`` warm-up + ``iterations`` draws."""
     rng = np.random.default_rng(0)
-    model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), "auto", rng)
+    model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), rng)
     settings = SamplerSettings(
         chains=1,
         draws=iterations,
@@ -90,7 +90,9 @@ def program_time(program: str, cv: CVData, engine, iterations: int) -> float:
     )
     engine.compile(load_program(program))
     start = time.perf_counter()
-    run_hierarchical_fit(model_input, cv, engine=engine, settings=settings, program=program)
+    run_hierarchical_fit(
+        model_input, engine=engine, settings=settings, delta_rng=rng, program=program
+    )
     return time.perf_counter() - start
 
 

@@ -169,7 +169,7 @@ def test_cmdstanpy_and_pystan_agree_on_the_log_density():
     rng = np.random.default_rng(0)
     x = rng.uniform(0.7, 0.8, (4, 10))
     cv = CVData.from_arrays(x, x + rng.normal(0.01, 0.02, (4, 10)))
-    model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), "auto", rng)
+    model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), rng)
     point = initial_values(model_input, 1, rng)[0]
     program = load_program("hierarchical")
     a = CmdStanPyEngine().log_density(program, model_input.data, [point])

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import arviz as az
 import numpy as np
 import xarray as xr
 
-from ..data import CVData, as_cvdata
+from ..data import as_cvdata
 from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
 from ..engines import Engine, SamplerSettings, get_engine
 from ..rope import RopeLike
 from ..stan_programs import load_program
+from .likelihood import delta_full_conditional
 from .model_input import (
     HierarchicalPrior,
     ModelInput,
@@ -21,63 +23,113 @@ from .model_input import (
     initial_values,
 )
 from .result import HierarchicalResult
+from .scale_mixture import nu_from_standardised, tau_from_standardised
 
 #: Variables checked by the diagnostics (per-data-set vectors included).
-DIAGNOSED = ("delta0", "sigma0", "nu", "nu_alpha", "nu_beta", "delta", "sigma")
+DIAGNOSED = ("delta0", "sigma0", "nu", "nu_alpha", "nu_beta", "delta", "sigma", "tau")
 #: Variables in the units of the differences, rescaled back after sampling.
 LOCATION_SCALE = ("delta0", "sigma0", "delta", "sigma")
 
 
-def _seed_streams(seed: int | None) -> tuple[int, np.random.Generator, np.random.Generator, int]:
-    """One seed → (recorded seed, RNG for perturbation, RNG for inits, Stan's seed)."""
+@dataclass(frozen=True)
+class SeedStreams:
+    """Independent random streams derived from one seed (``numpy.random.SeedSequence.spawn``).
+
+    Attributes
+    ----------
+    seed
+        The seed the user gave, or the one drawn when none was given (recorded in the result).
+    perturbation, inits, deltas
+        Generators for the perturbation of constant data sets, the initial values and the draws
+        of the true differences from their full conditional.
+    stan
+        Stan's seed.
+    """
+
+    seed: int
+    perturbation: np.random.Generator
+    inits: np.random.Generator
+    stan: int
+    deltas: np.random.Generator
+
+
+def seed_streams(seed: int | None) -> SeedStreams:
+    """Split one seed into the streams of a fit; the same seed gives the same numbers."""
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0] % 2**31)
     if not 0 <= int(seed) < 2**31:
         raise ValueError(f"seed must be an integer in [0, 2**31); got {seed}.")
-    perturb, inits, stan = np.random.SeedSequence(int(seed)).spawn(3)
-    return (
-        int(seed),
-        np.random.default_rng(perturb),
-        np.random.default_rng(inits),
-        int(stan.generate_state(1)[0] % 2**31),
+    perturbation, inits, stan, deltas = np.random.SeedSequence(int(seed)).spawn(4)
+    return SeedStreams(
+        seed=int(seed),
+        perturbation=np.random.default_rng(perturbation),
+        inits=np.random.default_rng(inits),
+        stan=int(stan.generate_state(1)[0] % 2**31),
+        deltas=np.random.default_rng(deltas),
     )
 
 
-def _complete_posterior(idata: az.InferenceData, model_input: ModelInput) -> az.InferenceData:
+def _scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
+    """A length-1 array variable of the Stan program as a scalar (None when it has length 0)."""
+    if name not in posterior:
+        return None
+    variable = posterior[name]
+    extra = [d for d in variable.dims if d not in ("chain", "draw")]
+    if not extra:
+        return variable
+    return variable.isel({extra[0]: 0}, drop=True) if variable.sizes[extra[0]] == 1 else None
+
+
+def _complete_posterior(
+    idata: az.InferenceData, model_input: ModelInput, rng: np.random.Generator
+) -> az.InferenceData:
     """Turn the sampler's coordinates into the model's quantities, in the original units.
 
-    The Stan programs keep ``delta`` and ``nu`` local (not written out with every draw); here
-    ``delta_i = delta0 + sigma0 * delta_raw_i`` (non-centred data sets) or ``delta_raw_i``
-    (centred), ``nu = 1 + nu_minus_one``; the length-1 arrays of the ν prior become scalars and the
-    zero-length ones (absent under the chosen prior) are dropped. Locations and scales are
-    multiplied back by the scale of the data.
+    * ν = 1 + exp(log(ν − 1)) and the mixing precisions τ_i from their standardised logarithms
+      (:mod:`.scale_mixture`); with the Gaussian population there are neither (τ_i = 1).
+    * The true differences δ_i, integrated out by the Stan program, are drawn from their normal
+      full conditional given each draw's δ₀, σ₀, τ_i and σ_i
+      (:func:`~.likelihood.delta_full_conditional`): one exact conditional draw per posterior
+      draw, so their draws are posterior draws.
+    * Locations and scales are multiplied back by the scale of the data.
     """
     posterior = idata.posterior
-    for name in ("nu_alpha", "nu_beta", "nu_minus_one"):
-        if name not in posterior:
-            continue
-        extra = [d for d in posterior[name].dims if d not in ("chain", "draw")]
-        if posterior[name].sizes[extra[0]] == 1:
-            posterior[name] = posterior[name].isel({extra[0]: 0}, drop=True)
+    data = model_input.data
+    alpha, beta = _scalar_draws(posterior, "nu_alpha"), _scalar_draws(posterior, "nu_beta")
+    nu_raw = _scalar_draws(posterior, "nu_raw")
+    sigma0, sigma = posterior["sigma0"], posterior["sigma"]
+    variables: dict[str, xr.DataArray] = {"delta0": posterior["delta0"], "sigma0": sigma0}
+    population_variance = sigma0**2
+    if nu_raw is not None:
+        if alpha is not None and beta is not None:
+            shape, rate = alpha, beta
         else:
-            posterior = posterior.drop_vars(name)
-    if "nu_minus_one" in posterior:
-        posterior["nu"] = 1 + posterior["nu_minus_one"]
-    raw = posterior["delta_raw"]
-    noncentered = xr.DataArray(model_input.noncentered, dims=raw.dims[-1:])
-    delta = xr.where(noncentered, posterior["delta0"] + posterior["sigma0"] * raw, raw)
-    posterior["delta"] = delta.transpose(*raw.dims)
-    posterior = posterior.drop_vars("delta_raw")
+            shape, rate = data["nu_shape"], data["nu_rate"]
+        nu = xr.apply_ufunc(nu_from_standardised, nu_raw, shape, rate)
+        tau = xr.apply_ufunc(tau_from_standardised, posterior["tau_raw"], nu)
+        population_variance = population_variance / tau
+        variables["nu"] = nu
+    mean, variance = xr.apply_ufunc(
+        delta_full_conditional,
+        xr.DataArray(np.asarray(data["n"], float), dims=sigma.dims[-1:]),
+        xr.DataArray(np.asarray(data["xbar"], float), dims=sigma.dims[-1:]),
+        xr.DataArray(np.asarray(data["rho"], float), dims=sigma.dims[-1:]),
+        sigma,
+        posterior["delta0"],
+        population_variance,
+        output_core_dims=[[], []],
+    )
+    mean, variance = mean.transpose(*sigma.dims), variance.transpose(*sigma.dims)
+    variables["delta"] = mean + np.sqrt(variance) * rng.standard_normal(mean.shape)
+    variables["sigma"] = sigma
+    if nu_raw is not None:
+        variables["tau"] = tau.transpose(*sigma.dims)
+    for name, value in (("nu_alpha", alpha), ("nu_beta", beta)):
+        if value is not None:
+            variables[name] = value
     for name in LOCATION_SCALE:
-        posterior[name] = posterior[name] * model_input.scale
-    used = {d for variable in posterior.data_vars.values() for d in variable.dims}
-    posterior = posterior.drop_dims([d for d in posterior.dims if d not in used])
-    order = [
-        v
-        for v in ("delta0", "sigma0", "nu", "delta", "sigma", "nu_alpha", "nu_beta", "nu_minus_one")
-        if v in posterior
-    ]
-    idata.posterior = posterior[order]
+        variables[name] = variables[name] * model_input.scale
+    idata.posterior = xr.Dataset(variables, attrs=posterior.attrs)
     idata.posterior.attrs.update(
         scale=model_input.scale, units="original units of the scores (d = second - first)"
     )
@@ -86,16 +138,20 @@ def _complete_posterior(idata: az.InferenceData, model_input: ModelInput) -> az.
 
 def run_hierarchical_fit(
     model_input: ModelInput,
-    cv: CVData,
     *,
     engine: Engine,
     settings: SamplerSettings,
+    delta_rng: np.random.Generator,
     program: str = "hierarchical",
 ) -> az.InferenceData:
-    """Sample the posterior of ``model_input`` and return it in the original units."""
+    """Sample the posterior of ``model_input`` and return it in the original units.
+
+    ``delta_rng`` draws the true differences from their full conditional (see
+    :func:`_complete_posterior`).
+    """
     data = model_input.data if program == "hierarchical" else model_input.matrix_data()
     idata = engine.sample(load_program(program), data, settings)
-    return _complete_posterior(idata, model_input)
+    return _complete_posterior(idata, model_input, delta_rng)
 
 
 def hierarchical_test(
@@ -115,7 +171,6 @@ def hierarchical_test(
     warmup: int = 1000,
     seed: int | None = None,
     engine: str | Engine = "auto",
-    parametrization: str = "auto",
     sigma_factor: float = 1000.0,
     sigma0_factor: float = 1000.0,
     delta0_bound: float | None = None,
@@ -133,6 +188,12 @@ def hierarchical_test(
     the true differences δ_i of the data sets come from a Student-t population
     t(ν, δ₀, σ₀); the cross-validation differences of data set i are multivariate normal with
     mean δ_i and the equicorrelated covariance σ_i²[(1 − ρ_i)I + ρ_i 11ᵀ] (``../SPEC.md`` §3).
+
+    The Stan program samples the population with δ_i integrated out: the Student-t is written as
+    a scale mixture of normals, and ν − 1 and the mixing precisions are sampled as standardised
+    logarithms (``stan/hierarchical.stan``). This avoids the funnels of the centred and
+    non-centred forms, e.g. when two models agree exactly on many data sets and ν is near 1.
+    The δ_i are then drawn from their normal full conditional, one per posterior draw.
 
     Parameters
     ----------
@@ -166,10 +227,6 @@ def hierarchical_test(
     engine
         ``"auto"`` (cmdstanpy when CmdStan is installed, else pystan), ``"pystan"`` or
         ``"cmdstanpy"``; the environment variable ``BAYES_HIER_ENGINE`` overrides ``"auto"``.
-    parametrization
-        ``"auto"`` (non-centred when the data sets' means spread less than their noise; see
-        :func:`~bayes_hier.hierarchical.model_input.choose_noncentered`), ``"centered"`` or
-        ``"noncentered"``.
     sigma_factor, sigma0_factor, delta0_bound, alpha_range, beta_range
         Hyper-parameters of the uniform priors (see :class:`HierarchicalPrior`).
     adapt_delta, max_treedepth
@@ -209,22 +266,24 @@ def hierarchical_test(
         alpha_range=tuple(alpha_range),
         beta_range=tuple(beta_range),
     )
-    seed, perturb_rng, init_rng, stan_seed = _seed_streams(seed)
-    model_input = build_model_input(cv, parsed_rope, prior, parametrization, perturb_rng)
+    streams = seed_streams(seed)
+    model_input = build_model_input(cv, parsed_rope, prior, streams.perturbation)
     settings = SamplerSettings(
         chains=chains,
         draws=draws,
         warmup=warmup,
-        seed=stan_seed,
-        inits=initial_values(model_input, chains, init_rng),
+        seed=streams.stan,
+        inits=initial_values(model_input, chains, streams.inits),
         max_treedepth=max_treedepth,
         adapt_delta=adapt_delta,
         progress=progress,
         coords={"dataset": list(cv.datasets)},
-        dims={name: ["dataset"] for name in ("sigma", "delta_raw")},
+        dims={"sigma": ["dataset"], **({"tau_raw": ["dataset"]} if prior.heavy_tailed else {})},
     )
     resolved = get_engine(engine)
-    idata = run_hierarchical_fit(model_input, cv, engine=resolved, settings=settings)
+    idata = run_hierarchical_fit(
+        model_input, engine=resolved, settings=settings, delta_rng=streams.deltas
+    )
     diagnostics = compute_diagnostics(idata, DIAGNOSED, max_treedepth)
     problems = diagnostic_problems(diagnostics)
     if warn:
@@ -238,12 +297,11 @@ def hierarchical_test(
         diagnostics=diagnostics,
         settings={
             "engine": resolved.name,
-            "seed": seed,
-            "stan_seed": stan_seed,
+            "seed": streams.seed,
+            "stan_seed": streams.stan,
             "chains": chains,
             "draws": draws,
             "warmup": warmup,
-            "noncentered": [d for d, nc in zip(cv.datasets, model_input.noncentered) if nc],
             "adapt_delta": adapt_delta,
             "max_treedepth": max_treedepth,
             "problems": problems,

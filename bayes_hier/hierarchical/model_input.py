@@ -1,8 +1,7 @@
 """From :class:`~bayes_hier.data.CVData` to the data and initial values of the Stan programs.
 
 Implements SPEC §3 and §3.2: the hyper-parameters of the priors, the rescaling to unit scale,
-the treatment of data sets whose differences are all equal, the choice between the centred and
-non-centred parametrisation, and data-based initial values.
+the treatment of data sets whose differences are all equal, and data-based initial values.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import CVData
+from ..data import CVData, corrected_standard_error
 from ..rope import Rope
 
 #: ν priors by name: (Stan switch, Gamma(shape, rate) of ν − 1 when fixed).
@@ -23,7 +22,6 @@ NU_PRIORS: dict[str, tuple[int, tuple[float, float] | None]] = {
     "kruschke": (1, (1.0, 0.0345)),
     "gaussian": (2, None),
 }
-PARAMETRIZATIONS = ("auto", "centered", "noncentered")
 
 
 class ConstantDifferencesWarning(UserWarning):
@@ -71,6 +69,11 @@ class HierarchicalPrior:
             if not 0 < low < high:
                 raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
 
+    @property
+    def heavy_tailed(self) -> bool:
+        """Whether the population is Student-t (every ν prior except ``"gaussian"``)."""
+        return self.nu_prior != "gaussian"
+
 
 @dataclass(frozen=True)
 class ModelInput:
@@ -86,8 +89,8 @@ class ModelInput:
         The rope in rescaled units.
     perturbed
         Names of the data sets whose constant differences were perturbed.
-    noncentered
-        Per data set, whether the non-centred parametrisation is used.
+    stds
+        Sample standard deviation of each data set's (perturbed) rescaled differences.
     data
         The data of ``hierarchical.stan``.
     """
@@ -96,8 +99,13 @@ class ModelInput:
     scale: float
     rope: Rope
     perturbed: tuple[str, ...]
-    noncentered: np.ndarray
+    stds: np.ndarray
     data: dict[str, Any]
+
+    @property
+    def standard_errors(self) -> np.ndarray:
+        """Corrected standard error of each (perturbed, rescaled) mean."""
+        return corrected_standard_error(self.stds, self.data["n"], self.data["rho"])
 
     def matrix_data(self) -> dict[str, Any]:
         """The data of the reference program ``hierarchical_matrix.stan`` (raw differences)."""
@@ -147,35 +155,13 @@ def perturb_constant(
     return differences, names
 
 
-def choose_noncentered(means: np.ndarray, standard_errors: np.ndarray) -> np.ndarray:
-    """Per data set, whether to use the non-centred form δ_i = δ₀ + σ₀ z_i.
-
-    The centred form suits data sets whose own data pin δ_i down more tightly than the population
-    does; the non-centred form suits the others, where the centred posterior of (δ_i, σ₀) is a
-    funnel (Betancourt & Girolami, 2015). The population scale is estimated robustly, because a
-    Student-t population has outlying data sets:
-    ``σ̂₀² = max((1.4826 · MAD(x̄))² − median(se²), 0)``, and data set i is non-centred when
-    ``se_i > 2 σ̂₀`` (the factor 2 was tuned on the ten classifier pairs of the real data).
-    """
-    means = np.asarray(means, float)
-    standard_errors = np.asarray(standard_errors, float)
-    mad = 1.4826 * np.median(np.abs(means - np.median(means)))
-    spread = np.sqrt(max(mad**2 - float(np.median(standard_errors**2)), 0.0))
-    return standard_errors > 2.0 * spread
-
-
 def build_model_input(
     cv: CVData,
     rope: Rope,
     prior: HierarchicalPrior,
-    parametrization: str,
     rng: np.random.Generator,
 ) -> ModelInput:
     """Rescale the data to unit scale and fill in the data of the Stan program (SPEC §3)."""
-    if parametrization not in PARAMETRIZATIONS:
-        raise ValueError(
-            f"parametrization must be one of {PARAMETRIZATIONS}; got {parametrization!r}."
-        )
     raw, perturbed = perturb_constant(cv, rope, rng)
     n = cv.n.astype(float)
     means = np.array([d.mean() for d in raw])
@@ -184,11 +170,6 @@ def build_model_input(
     scale = float(stds.mean())
     differences = tuple(d / scale for d in raw)
     means, stds, ss = means / scale, stds / scale, ss / scale**2
-    standard_errors = stds * np.sqrt(1 / n + cv.rho / (1 - cv.rho))
-    if parametrization == "auto":
-        noncentered = choose_noncentered(means, standard_errors)
-    else:
-        noncentered = np.full(cv.q, parametrization == "noncentered")
     spread_of_means = float(np.std(means, ddof=1)) if cv.q > 1 else 0.0
     if not spread_of_means > 0:
         spread_of_means = 1.0  # mean_i(s_i) in rescaled units
@@ -216,7 +197,6 @@ def build_model_input(
         "alpha_upper": prior.alpha_range[1],
         "beta_lower": prior.beta_range[0],
         "beta_upper": prior.beta_range[1],
-        "noncentered": noncentered.astype(int).tolist(),
         "xbar": means,
         "ss": ss,
     }
@@ -225,7 +205,7 @@ def build_model_input(
         scale=scale,
         rope=rope.scaled(scale),
         perturbed=perturbed,
-        noncentered=noncentered,
+        stds=stds,
         data=data,
     )
 
@@ -233,53 +213,43 @@ def build_model_input(
 def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generator) -> list[dict]:
     """Data-based, slightly jittered initial values, one dict per chain (SPEC §3.2).
 
-    δ_i ≈ x̄_i, σ_i ≈ s_i, δ₀ ≈ mean(x̄), σ₀ ≈ sd(x̄), ν − 1 = 5 (moderate tails), α = 2, β = 0.1;
-    each jittered by about a tenth of its uncertainty so that R-hat can detect stuck chains. Stan's
-    default random inits in (−2, 2) on the unconstrained scale put σ_i and σ₀ near 0 or near
-    their huge upper bounds, where chains can stall with a step size near zero.
+    σ_i ≈ s_i, δ₀ ≈ mean(x̄), σ₀ ≈ sd(x̄), α = 2, β = 0.1 and the standardised logs of ν − 1 and
+    of the mixing precisions τ_i near 0 (their prior centres); each jittered by about a tenth of
+    its uncertainty so that R-hat can detect stuck chains. Stan's default random inits in
+    (−2, 2) on the unconstrained scale put σ_i and σ₀ near 0 or near their huge upper bounds,
+    where chains can stall with a step size near zero.
     """
     data = model_input.data
     means = np.asarray(data["xbar"], float)
-    n = np.asarray(data["n"], float)
-    stds = np.sqrt(np.asarray(data["ss"], float) / (n - 1))
-    rho = np.asarray(data["rho"], float)
-    se = stds * np.sqrt(1 / n + rho / (1 - rho))
+    stds = model_input.stds
+    se = model_input.standard_errors
     bound = data["delta0_bound"]
+    student = data["nu_prior"] != 2
 
     def inside(value: np.ndarray | float, low: float, high: float) -> np.ndarray | float:
         margin = 1e-6 * (high - low)
         return np.clip(value, low + margin, high - margin)
 
+    sigma0_guess = max(np.std(means, ddof=1) if means.size > 1 else 0.0, 0.1 * se.mean())
     inits = []
     for _ in range(chains):
-        delta = means + 0.1 * se * rng.standard_normal(means.size)
-        delta0 = float(
-            inside(means.mean() + 0.1 * se.mean() * rng.standard_normal(), -bound, bound)
-        )
-        sigma0_guess = np.std(means, ddof=1) if means.size > 1 else se.mean()
-        sigma0 = float(
-            inside(
-                max(sigma0_guess, 0.1 * se.mean()) * np.exp(0.1 * rng.standard_normal()),
-                0.0,
-                data["sigma0_upper"],
-            )
+        delta0 = inside(means.mean() + 0.1 * se.mean() * rng.standard_normal(), -bound, bound)
+        sigma0 = inside(
+            sigma0_guess * np.exp(0.1 * rng.standard_normal()), 0.0, data["sigma0_upper"]
         )
         sigma = inside(
             stds * np.exp(0.05 * rng.standard_normal(means.size)), 0.0, data["sigma_upper"]
         )
-        noncentered = np.asarray(data["noncentered"], bool)
-        delta_raw = np.where(noncentered, (delta - delta0) / sigma0, delta)
         hierarchical = data["nu_prior"] == 0
-        init: dict[str, Any] = {
-            "delta0": delta0,
-            "sigma0": sigma0,
-            "sigma": np.asarray(sigma, float),
-            "delta_raw": np.asarray(delta_raw, float),
-            "nu_alpha": [2.0] if hierarchical else [],
-            "nu_beta": [0.1] if hierarchical else [],
-            "nu_minus_one": [float(5.0 * np.exp(0.1 * rng.standard_normal()))]
-            if data["nu_prior"] != 2
-            else [],
-        }
-        inits.append(init)
+        inits.append(
+            {
+                "delta0": float(delta0),
+                "sigma0": float(sigma0),
+                "sigma": np.asarray(sigma, float),
+                "nu_alpha": [2.0] if hierarchical else [],
+                "nu_beta": [0.1] if hierarchical else [],
+                "nu_raw": 0.1 * rng.standard_normal(int(student)),
+                "tau_raw": 0.1 * rng.standard_normal(means.size if student else 0),
+            }
+        )
     return inits

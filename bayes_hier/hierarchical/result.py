@@ -69,7 +69,9 @@ class HierarchicalResult(ComparisonResult):
     ----------
     idata
         The draws (:class:`arviz.InferenceData`), rescaled back to the original units:
-        ``delta0``, ``sigma0``, ``nu``, ``delta`` and ``sigma`` (per data set).
+        ``delta0``, ``sigma0``, ``nu``, ``delta`` and ``sigma`` (per data set), the mixing
+        precisions ``tau`` of the Student-t population (per data set) and, with the hierarchical
+        ν prior, ``nu_alpha`` and ``nu_beta``.
     cv
         The validated input.
     rope
@@ -77,7 +79,7 @@ class HierarchicalResult(ComparisonResult):
     diagnostics
         Divergences, max R-hat, min bulk/tail ESS, tree-depth hits and min E-BFMI.
     settings
-        Engine, seed, chains, draws, parametrisation and the prior.
+        Engine, seeds, chains, draws, warm-up and NUTS settings.
     """
 
     test_name = "Bayesian hierarchical test"

@@ -18,7 +18,3 @@
   real<lower=alpha_lower> alpha_upper;
   real<lower=0> beta_lower;
   real<lower=beta_lower> beta_upper;
-  // per data set, 1 = non-centred: delta_i = delta0 + sigma0 * z_i with z_i ~ Student-t(nu, 0, 1);
-  // 0 = centred: delta_i ~ Student-t(nu, delta0, sigma0).  Same posterior, different geometry:
-  // non-centred suits data sets whose own data say less about delta_i than the population does.
-  array[q] int<lower=0, upper=1> noncentered;

@@ -1,19 +1,17 @@
-  // ---- shared prior of the hierarchical programs; defines delta, the true differences ----
+  // ---- shared prior of the hierarchical programs ----
   // delta0, sigma0, sigma, nu_alpha and nu_beta have uniform priors: their declared bounds.
-  // delta and nu are local variables rather than transformed parameters so that they are not
-  // written out with every draw; the Python layer recomputes them from delta_raw and nu_minus_one.
-  vector[q] delta = is_noncentered .* (delta0 + sigma0 * delta_raw) + is_centered .* delta_raw;
-  if (nu_prior == 0) {
-    nu_minus_one[1] ~ gamma(nu_alpha[1], nu_beta[1]);
-  } else if (nu_prior == 1) {
-    nu_minus_one[1] ~ gamma(nu_shape, nu_rate);
-  }
-  {
-    vector[q] location = is_centered * delta0;
-    vector[q] scale = is_noncentered + is_centered * sigma0;
-    if (nu_prior == 2) {
-      delta_raw ~ normal(location, scale);
-    } else {
-      delta_raw ~ student_t(1 + nu_minus_one[1], location, scale);
-    }
+  // The Student-t population is written as a scale mixture of normals,
+  //   delta_i | tau_i ~ N(delta0, sigma0^2 / tau_i),   tau_i ~ Gamma(nu / 2, nu / 2),
+  // which is exactly delta_i ~ Student-t(nu, delta0, sigma0).  Given tau_i everything about
+  // delta_i is normal, so the likelihood integrates it out in closed form; population_variance
+  // holds Var(delta_i | delta0, sigma0, tau_i).  The Python layer draws delta_i afterwards from
+  // its normal full conditional (Rao-Blackwell: exact posterior draws given the chain's state).
+  // nu - 1 and tau_i are sampled as standardised logs (standardised_log_gamma_lp): with plain
+  // logs, (alpha, nu) and (nu, tau) form funnels that stall the sampler.
+  vector[q] population_variance = rep_vector(square(sigma0), q);
+  if (student) {
+    real shape = nu_prior == 0 ? nu_alpha[1] : nu_shape;
+    real rate = nu_prior == 0 ? nu_beta[1] : nu_rate;
+    real nu = 1 + exp(standardised_log_gamma_lp(nu_raw, shape, rate)[1]);
+    population_variance = square(sigma0) * exp(-standardised_log_gamma_lp(tau_raw, nu / 2, nu / 2));
   }

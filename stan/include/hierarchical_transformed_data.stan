@@ -1,3 +1,2 @@
   // ---- shared transformed data of the hierarchical programs ----
-  vector[q] is_noncentered = to_vector(noncentered);
-  vector[q] is_centered = 1 - is_noncentered;
+  int student = nu_prior != 2;                     // 1 when the population is Student-t
