@@ -101,15 +101,21 @@ def _reference_log_density(model_input, point: dict) -> float:
 NU_PRIORS = ["hierarchical", "juarez-steel", "gaussian"]
 
 
+def _closed_form_at_random_points(engine, nu_prior: str):
+    """(model input, points, log densities of hierarchical.stan at the points)."""
+    model_input = _ragged_input(nu_prior)
+    points = _random_points(model_input)
+    closed = engine.log_density(load_program("hierarchical"), model_input.data, points)
+    assert np.ptp(closed) > 1.0  # the points really differ
+    return model_input, points, np.asarray(closed)
+
+
 @pytest.mark.stan
 @pytest.mark.parametrize("nu_prior", NU_PRIORS)
 def test_closed_form_program_states_the_reference_log_density(matrix_engine, nu_prior):
     """Stan's log density equals the NumPy/scipy statement of the model, constant included."""
-    model_input = _ragged_input(nu_prior)
-    points = _random_points(model_input)
-    closed = matrix_engine.log_density(load_program("hierarchical"), model_input.data, points)
+    model_input, points, closed = _closed_form_at_random_points(matrix_engine, nu_prior)
     reference = [_reference_log_density(model_input, point) for point in points]
-    assert np.ptp(reference) > 1.0  # the points really differ
     np.testing.assert_allclose(closed, reference, rtol=1e-10)
 
 
@@ -117,12 +123,9 @@ def test_closed_form_program_states_the_reference_log_density(matrix_engine, nu_
 @pytest.mark.parametrize("nu_prior", NU_PRIORS)
 def test_closed_form_and_matrix_programs_have_the_same_log_density(matrix_engine, nu_prior):
     """At random parameter points the two programs differ by the same constant (SPEC §3.1)."""
-    model_input = _ragged_input(nu_prior)
-    points = _random_points(model_input)
-    closed = matrix_engine.log_density(load_program("hierarchical"), model_input.data, points)
+    model_input, points, closed = _closed_form_at_random_points(matrix_engine, nu_prior)
     matrix = matrix_engine.log_density(
         load_program("hierarchical_matrix"), model_input.matrix_data(), points
     )
-    gaps = np.array(closed) - np.array(matrix)
-    assert np.ptp(closed) > 1.0  # the points really differ
+    gaps = closed - np.asarray(matrix)
     np.testing.assert_allclose(gaps, gaps[0], atol=1e-8 * np.abs(closed).max())
