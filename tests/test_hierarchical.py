@@ -96,6 +96,8 @@ def test_same_seed_same_numbers_other_seed_other_numbers(engine):
     ]
     np.testing.assert_array_equal(runs[0].sample, runs[1].sample)
     assert runs[0].probs == runs[1].probs
+    # the true differences are drawn in Python from their full conditional: seeded as well
+    pd.testing.assert_frame_equal(runs[0].per_dataset, runs[1].per_dataset)
     assert not np.array_equal(runs[0].sample, runs[2].sample)
 
 

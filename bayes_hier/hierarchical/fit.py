@@ -106,7 +106,9 @@ def _complete_posterior(
         else:
             shape, rate = data["nu_shape"], data["nu_rate"]
         nu = xr.apply_ufunc(nu_from_standardised, nu_raw, shape, rate)
-        tau = xr.apply_ufunc(tau_from_standardised, posterior["tau_raw"], nu)
+        tau_raw = posterior["tau_raw"]  # per data set, like sigma (dimension names may differ)
+        tau_raw = tau_raw.rename({tau_raw.dims[-1]: sigma.dims[-1]})
+        tau = xr.apply_ufunc(tau_from_standardised, tau_raw, nu)
         population_variance = population_variance / tau
         variables["nu"] = nu
     mean, variance = xr.apply_ufunc(
