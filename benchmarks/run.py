@@ -186,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     lines += [
         "",
         "A gradient costs the same whatever n (the likelihood uses only n, mean and SS per data "
-        "set); what can change with n is the number of leapfrog steps NUTS needs per draw, "
-        "because more folds pin each data set's noise down and change the posterior's shape.",
+        "set), and the leapfrog steps per post-warm-up draw show whether the posterior's shape "
+        "changed with n. Differences in seconds at equal steps come from warm-up (its steps are "
+        "not recorded) or from other load on the shared machine.",
         "",
     ]
     lines += signed_rank_benchmark(args.repeats)
