@@ -77,3 +77,9 @@ def test_full_conditional_of_delta_is_the_normalised_product_of_prior_and_likeli
     mean, variance = delta_full_conditional(n, x.mean(), rho, sigma, delta0, v)
     assert mean == pytest.approx(grid_mean, rel=1e-8)
     assert variance == pytest.approx(grid_variance, rel=1e-6)
+
+
+def test_full_conditional_with_a_degenerate_population_is_the_population_mean():
+    mean, variance = delta_full_conditional(10, 0.3, 0.1, 1.0, 0.05, 0.0)
+    assert mean == pytest.approx(0.05, rel=1e-15)
+    assert variance == 0.0

@@ -59,13 +59,13 @@ def delta_full_conditional(
     """Mean and variance of δ_i given x_i, σ_i, δ₀ and v_i = Var(δ_i | δ₀, σ₀, τ_i).
 
     Only x̄_i carries information on δ_i: x̄_i | δ_i ~ N(δ_i, σ_i² b_i / n_i). With the prior
-    δ_i ~ N(δ₀, v_i) the posterior is normal with precision 1/v_i + n_i / (σ_i² b_i) and mean
-    the precision-weighted average of δ₀ and x̄_i (the shrinkage estimator of SPEC §3.4, given
-    the hyper-parameters). All arguments broadcast.
+    δ_i ~ N(δ₀, v_i) the posterior is normal with precision 1/v_i + 1/w_i, w_i = σ_i² b_i / n_i,
+    and mean the precision-weighted average (w_i δ₀ + v_i x̄_i) / (v_i + w_i) of δ₀ and x̄_i (the
+    shrinkage estimator of SPEC §3.4, given the hyper-parameters). All arguments broadcast.
     """
     n, mean, rho, sigma, delta0, v = (
         np.asarray(x, dtype=float) for x in (n, mean, rho, sigma, delta0, population_variance)
     )
     noise_variance = sigma**2 * (1.0 + (n - 1.0) * rho) / n  # Var(x̄_i | δ_i, σ_i)
-    variance = 1.0 / (1.0 / v + 1.0 / noise_variance)
-    return variance * (delta0 / v + mean / noise_variance), variance
+    total = v + noise_variance  # written without 1/v: finite when v underflows to 0
+    return (noise_variance * delta0 + v * mean) / total, v * noise_variance / total

@@ -231,6 +231,7 @@ def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generato
         return np.clip(value, low + margin, high - margin)
 
     sigma0_guess = max(np.std(means, ddof=1) if means.size > 1 else 0.0, 0.1 * se.mean())
+    hierarchical = data["nu_prior"] == 0
     inits = []
     for _ in range(chains):
         delta0 = inside(means.mean() + 0.1 * se.mean() * rng.standard_normal(), -bound, bound)
@@ -240,7 +241,6 @@ def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generato
         sigma = inside(
             stds * np.exp(0.05 * rng.standard_normal(means.size)), 0.0, data["sigma_upper"]
         )
-        hierarchical = data["nu_prior"] == 0
         inits.append(
             {
                 "delta0": float(delta0),
