@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import numbers
-from typing import Union
 
 import numpy as np
 
-SeedLike = Union[int, np.integer, np.random.Generator, np.random.RandomState,
-                 np.random.SeedSequence, None]  # fmt: skip
+SeedLike = (
+    int | np.integer | np.random.Generator | np.random.RandomState | np.random.SeedSequence | None
+)
 
 #: Seeds are integers in [0, SEED_BOUND): what Stan (both engines) accepts.
 SEED_BOUND = 2**31
