@@ -4,11 +4,25 @@ For weights ``w ~ Dirichlet(s, 1, ..., 1)`` over ``(z_0 = 0, z_1, ..., z_q)``,
 
     θ_right = Σ_ij w_i w_j H(z_i + z_j − 2·high),   θ_left = Σ_ij w_i w_j H(2·low − (z_i + z_j)),
 
-with ``H(0) = 1/2`` and ``θ_rope = 1 − θ_left − θ_right``. No Python loop runs over the samples.
-Sorting ``z`` makes every row of ``A_ij = H(z_i + z_j − t)`` a step function of ``j`` (floating
-point addition is monotone), so ``Σ_j w_j A_ij`` is a difference of prefix sums of ``w``: a draw
-costs O(q) instead of the O(q²) quadratic form ``wᵀ A w`` (:func:`theta_quadratic`, kept as a
-reference). The draws are made in batches of bounded memory, so q = 1000 data sets works.
+with ``H(0) = 1/2`` and ``θ_rope = 1 − θ_left − θ_right``.
+
+**Linear time per sample.** With ``z`` sorted, row ``i`` of ``H(z_i + z_j − t)`` is a step
+function of ``j``: 0 for the ``lt_i`` columns with ``z_i + z_j < t``, 1/2 on the tie block up to
+``le_i`` (``z_i + z_j = t``), 1 after. Hence ``Σ_j w_j H(z_i + z_j − t) = (W − P_{le_i}) +
+(P_{le_i} − P_{lt_i}) / 2`` with ``P`` the prefix sums of ``w`` and ``W = P_m``. The step
+positions depend only on ``z`` (fixed across samples): they are found once, in O(q log q); each
+sample then costs one cumulative sum, two gathers and a dot product, O(q).
+
+**Exact ties.** Whether ``z_i + z_j`` is below, equal to or above ``t = 2·high`` (an exact
+float: doubling is exact) is decided on the exact real sum of the two floats, not on the rounded
+sum: with ``s = fl(a + b)`` and the rounding error ``e = a + b − s`` (exact, Knuth's TwoSum), the
+sign of ``a + b − t`` is the sign of ``s − t`` when ``s ≠ t`` (rounding is monotone) and the sign of
+``e`` otherwise. So all-zero differences with ``rope = 0`` tie in every pair, θ_left and θ_right
+are computed by the same floating point operations and are equal in every sample, and the
+reported shares (:func:`~bayes_hier.probabilities.argmax_shares`) split them evenly.
+
+The samples are drawn in batches of bounded memory (:data:`BATCH_FLOATS` floats per array), so
+q = 4000 data sets works.
 """
 
 from __future__ import annotations
@@ -20,31 +34,47 @@ import numpy as np
 
 from ..data import per_dataset_differences
 from ..rope import Rope, RopeLike
-from ._inputs import (
-    check_nsamples,
-    check_prior,
-    resolve_seed,
-)
+from ..seeding import SeedLike, resolve_seed
+from ._inputs import check_nsamples, check_prior
 from .result import SimplexResult
 
-#: Floats per array in one batch (512 kB: small enough to stay in cache); a batch holds a
-#: handful of such arrays, so the memory does not grow with the number of samples.
+#: Floats per ((q+1) x samples) array of one batch (512 kB: small enough to stay in cache), so the
+#: memory does not grow with the number of samples ...
 BATCH_FLOATS = 1 << 16
+#: ... but a batch holds at least this many samples whatever q: the Python-level work per batch
+#: (one step per row) is then spread over many samples, and the cost per sample stays linear in q.
+MIN_BATCH = 128
+
+
+def sum_sign(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
+    """The sign (−1, 0 or 1) of the *exact* real number ``a + b − t`` for floats ``a, b, t``.
+
+    ``s = fl(a + b)``; TwoSum (Knuth, TAOCP vol. 2, 4.2.2) gives the rounding error
+    ``e = (a − (s − b')) + (b − b')`` with ``b' = s − a``, so that ``a + b = s + e`` exactly.
+    Rounding to nearest is monotone, hence ``s > t ⇒ a + b > t`` and ``s < t ⇒ a + b < t``; when
+    ``s = t`` the sign is that of ``e``. Valid for finite inputs whose sum does not overflow.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
+    s = a + b
+    b_virtual = s - a
+    error = (a - (s - b_virtual)) + (b - b_virtual)
+    return np.where(s == t, np.sign(error), np.sign(s - t)).astype(np.int8)
 
 
 def walsh_matrices(z: np.ndarray, rope: Rope) -> tuple[np.ndarray, np.ndarray]:
     """``(A_left, A_right)`` with ``A_right_ij = H(z_i + z_j − 2·high)`` and
-    ``A_left_ij = H(2·low − (z_i + z_j))`` (``H(0) = 1/2``). ``z`` includes ``z_0 = 0``."""
+    ``A_left_ij = H(2·low − (z_i + z_j))`` (``H(0) = 1/2``, ties decided exactly by
+    :func:`sum_sign`). ``z`` includes ``z_0 = 0``. O(q²) memory: the definition, for checks."""
     z = np.asarray(z, float)
-    sums = z[:, None] + z[None, :]
-    right = (sums > 2 * rope.high) + 0.5 * (sums == 2 * rope.high)
-    left = (sums < 2 * rope.low) + 0.5 * (sums == 2 * rope.low)
+    right = (sum_sign(z[:, None], z[None, :], 2 * rope.high) + 1) / 2
+    left = (1 - sum_sign(z[:, None], z[None, :], 2 * rope.low)) / 2
     return left, right
 
 
 def theta_quadratic(weights: np.ndarray, z: np.ndarray, rope: Rope) -> np.ndarray:
-    """Reference: ``(θ_left, θ_rope, θ_right)`` per row of ``weights`` as quadratic forms
-    ``rowsum((W @ A) * W)``. ``weights`` is (B, q+1) over ``(z_0 = 0, z_1..z_q)``."""
+    """``(θ_left, θ_rope, θ_right)`` per row of ``weights`` as the quadratic forms ``wᵀ A w`` of
+    :func:`walsh_matrices` (O(q²) per sample: the definition, for checks and benchmarks).
+    ``weights`` is (B, q+1) over ``(z_0 = 0, z_1..z_q)``."""
     w = np.atleast_2d(np.asarray(weights, float))
     left_matrix, right_matrix = walsh_matrices(z, rope)
     left = np.einsum("bi,bi->b", w @ left_matrix, w)
@@ -52,61 +82,74 @@ def theta_quadratic(weights: np.ndarray, z: np.ndarray, rope: Rope) -> np.ndarra
     return np.stack([left, 1.0 - left - right, right], axis=1)
 
 
-class _SortedWalsh:
-    """Precomputed step positions of the sorted Walsh-average indicator matrices."""
+def count_sums_below(sorted_z: np.ndarray, t: float, *, strict: bool) -> np.ndarray:
+    """For every ``i``, the number of ``j`` with ``z_i + z_j < t`` (``strict``) or ``≤ t``, exactly.
+
+    ``sorted_z`` must be sorted; the predicate is then monotone in ``j`` and a bisection per row,
+    vectorised over the rows, finds its boundary in ⌈log₂(m + 1)⌉ passes: O(q log q) in all.
+    """
+    m = sorted_z.size
+    low = np.zeros(m, dtype=np.intp)
+    high = np.full(m, m, dtype=np.intp)
+    while True:
+        active = low < high
+        if not active.any():
+            return low
+        middle = (low + high) // 2
+        sign = sum_sign(sorted_z, sorted_z[np.minimum(middle, m - 1)], t)
+        inside = sign < 0 if strict else sign <= 0
+        low = np.where(active & inside, middle + 1, low)
+        high = np.where(active & ~inside, middle, high)
+
+
+class SortedWalsh:
+    """The step positions of the Walsh-average indicator rows over the sorted ``z`` (built once
+    per test, O(q log q)) and θ for a batch of weight vectors (O(q) per vector)."""
 
     def __init__(self, z: np.ndarray, rope: Rope) -> None:
         z = np.asarray(z, float)
         self.order = np.argsort(z, kind="stable")
-        zs = z[self.order]
-        m = zs.size
-        # Row i of sums is non-decreasing in j: count entries below / equal to each threshold.
-        low_lt = np.empty(m, dtype=np.intp)
-        low_le = np.empty(m, dtype=np.intp)
-        high_lt = np.empty(m, dtype=np.intp)
-        high_le = np.empty(m, dtype=np.intp)
-        chunk = max(1, BATCH_FLOATS // max(m, 1))
-        for start in range(0, m, chunk):
-            sums = zs[start : start + chunk, None] + zs[None, :]
-            low_lt[start : start + chunk] = np.sum(sums < 2 * rope.low, axis=1)
-            low_le[start : start + chunk] = np.sum(sums <= 2 * rope.low, axis=1)
-            high_lt[start : start + chunk] = np.sum(sums < 2 * rope.high, axis=1)
-            high_le[start : start + chunk] = np.sum(sums <= 2 * rope.high, axis=1)
-        self.low_lt, self.low_le, self.high_lt, self.high_le = low_lt, low_le, high_lt, high_le
+        sorted_z = z[self.order]
+        self.right_lt = count_sums_below(sorted_z, 2 * rope.high, strict=True)
+        self.right_le = count_sums_below(sorted_z, 2 * rope.high, strict=False)
+        self.left_lt = count_sums_below(sorted_z, 2 * rope.low, strict=True)
+        self.left_le = count_sums_below(sorted_z, 2 * rope.low, strict=False)
         self.empty_rope = rope.is_empty
 
     def theta(self, weights_sorted: np.ndarray) -> np.ndarray:
-        """(θ_left, θ_rope, θ_right) for weights in sorted-z order, given *transposed*:
-        shape (q+1, B), one column per sample (row-wise cumulative sums and row gathers are
-        contiguous, hence fast).
+        """``(θ_left, θ_rope, θ_right)`` for weights in sorted-``z`` order given *transposed*:
+        shape (q+1, B), one column per sample (row gathers and row-wise sums are contiguous).
 
-        The columns need not be normalised: θ is homogeneous of degree 2 in w, so the sums are
-        divided by ``(Σ_j w_j)²`` (which makes normalised Gamma draws unnecessary).
+        The columns need not be normalised: θ is homogeneous of degree 2 in ``w``, so the sums are
+        divided by ``W² = (Σ_j w_j)²`` (normalised Gamma draws are Dirichlet draws). Row ``i``
+        of the left sum is ``(P_lt + P_le) / 2`` and of the right sum ``W − (P_lt + P_le) / 2``
+        (its own ``lt, le``): when every pair ties, both are ``W / 2`` exactly, so θ_left and
+        θ_right are then equal bit for bit.
         """
         w = weights_sorted
         prefix = np.empty((w.shape[0] + 1, w.shape[1]))
         prefix[0] = 0.0
         for i in range(w.shape[0]):  # row by row: contiguous, faster than cumsum(axis=0)
             np.add(prefix[i], w[i], out=prefix[i + 1])
-        # Σ_j w_j H(s_ij − 2 high): entries strictly above count 1, the tie block 1/2.
-        right_rows = prefix[self.high_lt]
-        right_rows += prefix[self.high_le]
-        squared_total = prefix[-1] * prefix[-1]
-        right = 1.0 - 0.5 * np.einsum("ib,ib->b", w, right_rows) / squared_total
-        if self.empty_rope:
-            left = 1.0 - right
-            return np.stack([left, np.zeros_like(left), right], axis=1)
-        # Σ_j w_j H(2 low − s_ij): entries strictly below count 1, the tie block 1/2.
-        left_rows = prefix[self.low_lt]
-        left_rows += prefix[self.low_le]
-        left = 0.5 * np.einsum("ib,ib->b", w, left_rows) / squared_total
-        return np.stack([left, np.clip(1.0 - left - right, 0.0, 1.0), right], axis=1)
+        total = prefix[-1]
+        squared_total = total * total
+        right_rows = prefix[self.right_lt]
+        right_rows += prefix[self.right_le]
+        right_rows *= -0.5
+        right_rows += total
+        right = np.einsum("ib,ib->b", w, right_rows) / squared_total
+        left_rows = prefix[self.left_lt]
+        left_rows += prefix[self.left_le]
+        left_rows *= 0.5
+        left = np.einsum("ib,ib->b", w, left_rows) / squared_total
+        inside = np.zeros_like(left) if self.empty_rope else np.clip(1.0 - left - right, 0, 1)
+        return np.stack([left, inside, right], axis=1)
 
 
 def theta_sorted(weights: np.ndarray, z: np.ndarray, rope: Rope) -> np.ndarray:
     """``(θ_left, θ_rope, θ_right)`` per row of ``weights`` (over ``(z_0 = 0, z_1..z_q)``) by the
-    sorted prefix-sum method used by the test; equal to :func:`theta_quadratic` up to rounding."""
-    walsh = _SortedWalsh(z, rope)
+    sorted prefix-sum method the test uses; equal to :func:`theta_quadratic` up to rounding."""
+    walsh = SortedWalsh(z, rope)
     w = np.atleast_2d(np.asarray(weights, float))
     return walsh.theta(np.ascontiguousarray(w[:, walsh.order].T))
 
@@ -120,27 +163,25 @@ def sample_signed_rank(
 ) -> np.ndarray:
     """Posterior sample (nsamples x 3) of the signed-rank test.
 
-    The Dirichlet(s, 1, ..., 1) weights are drawn in batches as normalised independent Gamma
-    variables (Gamma(1) = standard exponential) from ``numpy.random.default_rng(seed)``; the
-    batch size depends only on q, so a seed gives the same sample bit for bit.
+    The Dirichlet(s, 1, ..., 1) weights are unnormalised independent Gamma variables
+    (Gamma(1) = standard exponential) drawn in batches from ``numpy.random.default_rng(seed)``;
+    the batch size depends only on q, so a seed gives the same sample bit for bit.
     """
     z = np.concatenate([[0.0], np.asarray(differences, float)])
     prior = check_prior(prior)
     nsamples = check_nsamples(nsamples)
     rng = np.random.default_rng(seed)
-    walsh = _SortedWalsh(z, rope)
+    walsh = SortedWalsh(z, rope)
     position_of_prior = int(np.flatnonzero(walsh.order == 0)[0])
     m = z.size
-    batch = max(1, min(nsamples, BATCH_FLOATS // (m + 1)))
+    batch = min(nsamples, max(MIN_BATCH, BATCH_FLOATS // m))
     out = np.empty((nsamples, 3))
     for start in range(0, nsamples, batch):
         size = min(batch, nsamples - start)
-        # Columns are drawn directly in sorted-z order: the order of independent draws does not
-        # change the distribution, only which column carries the prior weight.
-        # Samples are columns: (q+1, B).
+        # Drawn directly in sorted-z order: the order of independent draws does not change the
+        # distribution, only which column carries the prior weight.
         gammas = rng.standard_exponential((m, size))
         gammas[position_of_prior] = rng.standard_gamma(prior, size) if prior > 0 else 0.0
-        # (normalising to Dirichlet weights happens inside theta: θ(w / Σw) = θ(w) / (Σw)²)
         out[start : start + size] = walsh.theta(gammas)
     return out
 
@@ -152,7 +193,7 @@ def signed_rank_test(
     *,
     prior: float = 0.5,
     nsamples: int = 50_000,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
     names: Sequence[str] | None = None,
     models: Sequence[str] | None = None,
     columns: Mapping[str, str] | None = None,
@@ -178,8 +219,10 @@ def signed_rank_test(
     nsamples
         Number of posterior samples.
     seed
-        Integer seed, a :class:`numpy.random.Generator` or ``None`` (a fresh seed, recorded in
-        ``result.settings["seed"]``). The same seed gives a bit-identical sample.
+        A non-negative integer, a :class:`numpy.random.Generator`, a
+        :class:`numpy.random.SeedSequence` or ``None`` (a fresh seed, recorded in
+        ``result.settings["seed"]``); see :mod:`bayes_hier.seeding`. The same seed gives a
+        bit-identical sample.
     names, models, columns, higher_is_better
         As for :func:`~bayes_hier.hierarchical_test`.
     """
@@ -189,7 +232,7 @@ def signed_rank_test(
     parsed = Rope.parse(rope, data.scores)
     prior = check_prior(prior)
     nsamples = check_nsamples(nsamples)
-    seed = resolve_seed(seed)
+    seed = resolve_seed(seed, "seed")
     z = data.differences
 
     def resample(r: Rope) -> np.ndarray:
