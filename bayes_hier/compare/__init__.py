@@ -1,0 +1,35 @@
+"""Compare k models on many data sets in one call (issue 11).
+
+>>> from bayes_hier import compare
+>>> result = compare(frame, rope=1.0, seed=1)  # doctest: +SKIP
+>>> result.pairs, result.matrix("better"), result["nbc", "hnb"]  # doctest: +SKIP
+>>> result.write_report("report/")  # doctest: +SKIP
+
+Every pair is analysed by the package's two-model test of ``method`` (see :mod:`.methods`);
+the result (:class:`ManyModelResult`) holds the pair results, the tables, the frequentist view
+and writes the reports. The missing-data policy is documented in :mod:`.tidy`.
+"""
+
+from .core import compare
+from .frequentist import FrequentistView
+from .methods import METHODS, PairMethod
+from .pair import MirroredResult, PairEstimate, mirror, pair_diagnostics, pair_estimate
+from .result import ManyModelResult
+from .tidy import MissingDataWarning, ModelScores, PairUsage, model_scores
+
+__all__ = [
+    "METHODS",
+    "FrequentistView",
+    "ManyModelResult",
+    "MirroredResult",
+    "MissingDataWarning",
+    "ModelScores",
+    "PairEstimate",
+    "PairMethod",
+    "PairUsage",
+    "compare",
+    "mirror",
+    "model_scores",
+    "pair_diagnostics",
+    "pair_estimate",
+]

@@ -1,0 +1,103 @@
+"""The pairwise methods a many-model comparison can run: one dispatch table.
+
+Each entry names the two-model test of the package that analyses a pair (the comparison never
+re-implements a test), how many data sets it needs, whether its pairs are worth sending to worker
+processes (only the Stan-based test is), and the phrase that says what its probabilities are
+about. :func:`run_pair` is the picklable task a worker runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..bayesian_tests import correlated_ttest, sign_test, signed_rank_test
+from ..data import CVData
+from ..hierarchical import hierarchical_test
+from ..rope import Rope
+
+
+@dataclass(frozen=True)
+class PairMethod:
+    """A two-model test used for every pair of a comparison.
+
+    Attributes
+    ----------
+    name
+        The key of :data:`METHODS` (``method=`` of :func:`~bayes_hier.compare.compare`).
+    test
+        The test function; called as ``test(cv, rope=..., seed=..., **options)``.
+    scope
+        What the probabilities are about, completing "A is better than B with probability p ...".
+    min_datasets, max_datasets
+        How many data sets a pair must have (``None``: no upper limit).
+    parallel
+        Whether pairs go to worker processes when ``jobs > 1`` (worth it for MCMC only).
+    seeded
+        Whether the test takes a ``seed``.
+    """
+
+    name: str
+    test: Callable[..., Any]
+    scope: str
+    min_datasets: int
+    max_datasets: int | None = None
+    parallel: bool = False
+    seeded: bool = True
+
+    def options(self) -> set[str]:
+        """The keyword options the test accepts besides the data, rope and seed."""
+        reserved = {"x", "y", "rope", "seed", "runs", "names", "models", "columns", "rho"}
+        reserved |= {"higher_is_better", "warn", "dataset"}
+        return set(inspect.signature(self.test).parameters) - reserved
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Raise a TypeError naming options the test does not take."""
+        unknown = sorted(set(options) - self.options())
+        if unknown:
+            raise TypeError(
+                f"The {self.name} method does not take {unknown}; its options are "
+                f"{sorted(self.options())}."
+            )
+
+
+METHODS: dict[str, PairMethod] = {
+    "hierarchical": PairMethod(
+        "hierarchical", hierarchical_test, "on a new data set", 2, parallel=True
+    ),
+    "signed_rank": PairMethod(
+        "signed_rank", signed_rank_test, "on the population of data sets sampled", 1
+    ),
+    "sign": PairMethod("sign", sign_test, "on the population of data sets sampled", 1),
+    "correlated_t": PairMethod(
+        "correlated_t", correlated_ttest, "on this data set", 1, max_datasets=1, seeded=False
+    ),
+}
+
+
+def get_method(name: str) -> PairMethod:
+    """The table entry for ``name``; a ValueError lists the choices."""
+    if name not in METHODS:
+        raise ValueError(f"Unknown method {name!r}; choose one of {list(METHODS)}.")
+    return METHODS[name]
+
+
+def default_method(n_datasets: int) -> str:
+    """``"hierarchical"`` for several data sets, ``"correlated_t"`` for one."""
+    return "hierarchical" if n_datasets >= 2 else "correlated_t"
+
+
+def run_pair(method: str, cv: CVData, rope: Rope, seed: int, options: Mapping[str, Any]) -> Any:
+    """Run the method's two-model test on one pair (a module-level function: picklable)."""
+    entry = METHODS[method]
+    extra = dict(options)
+    if entry.seeded:
+        extra["seed"] = seed
+    if entry is METHODS["hierarchical"]:
+        extra.setdefault("warn", False)  # diagnostics are reported by the comparison
+    return entry.test(cv, rope=rope, **extra)
+
+
+__all__ = ["METHODS", "PairMethod", "default_method", "get_method", "run_pair"]
