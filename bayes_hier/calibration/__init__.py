@@ -1,0 +1,30 @@
+"""Simulation-based calibration and decision error rates of the hierarchical model (issue 15).
+
+``python -m bayes_hier.calibration`` (``make calibrate``) simulates data from fixed priors
+(:mod:`.simulate`), fits them through the package's own path (:mod:`.sbc`), ranks the true values
+among thinned posterior draws (:mod:`.ranks`), tests the ranks for uniformity (:mod:`.uniformity`,
+:mod:`.analysis`), plots them (:mod:`.plots`) and measures the decision error rates of the
+hierarchical test against the signed-rank test (:mod:`.error_rates`).
+"""
+
+from .ranks import rank_of, thin
+from .sbc import PARAMETERS, SBCConfig, SBCSetting, run_replicate, run_sbc
+from .simulate import CalibrationPrior, calibration_model_input, simulate, stan_data
+from .uniformity import chi_square_test, ecdf_band, ecdf_test
+
+__all__ = [
+    "PARAMETERS",
+    "CalibrationPrior",
+    "SBCConfig",
+    "SBCSetting",
+    "calibration_model_input",
+    "chi_square_test",
+    "ecdf_band",
+    "ecdf_test",
+    "rank_of",
+    "run_replicate",
+    "run_sbc",
+    "simulate",
+    "stan_data",
+    "thin",
+]

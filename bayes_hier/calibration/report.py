@@ -1,0 +1,75 @@
+"""The markdown summary of a calibration run (``results/calibration/CALIBRATION.md``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..experiments.report import markdown_table
+from .analysis import bonferroni_passes
+
+
+def per_setting_pivot(cells: pd.DataFrame) -> pd.DataFrame:
+    """Parameters × settings table of the smaller p-value of each per-setting test."""
+    pivot = cells.pivot_table(
+        index="parameter", columns=["nu_prior", "q", "n"], values="min_p", sort=False
+    )
+    pivot.columns = [f"{prior} q={q} n={n}" for prior, q, n in pivot.columns]
+    return pivot.reset_index()
+
+
+def sbc_section(
+    ranks: pd.DataFrame,
+    pooled: pd.DataFrame,
+    cells: pd.DataFrame,
+    description: str,
+    family_alpha: float,
+) -> str:
+    """Settings, pooled and per-cell uniformity p-values, ESS and diagnostics of the SBC run."""
+    passed = bonferroni_passes(pooled, family_alpha)
+    worst = cells.loc[cells["min_p"].idxmin()]
+    lines = [
+        "## Simulation-based calibration",
+        "",
+        description,
+        "",
+        f"Replicates: {len(ranks)}; fit wall time per replicate: median "
+        f"{ranks['seconds'].median():.2f} s, max {ranks['seconds'].max():.2f} s. Divergent "
+        f"transitions: {int(ranks['divergences'].sum())} in "
+        f"{int((ranks['divergences'] > 0).sum())} fits; max R-hat {ranks['max_rhat'].max():.3f}.",
+        "",
+        "### Ranks pooled over the four (q, n) settings, per ν prior",
+        "",
+        markdown_table(pooled.assign(passes=passed)),
+        "",
+        f"Passing: both p-values above {family_alpha} / (2 × {len(pooled)} rows) = "
+        f"{family_alpha / (2 * len(pooled)):.2g} (Bonferroni, family-wise false-alarm rate "
+        f"≤ {family_alpha}). Result: {int(passed.sum())} of {len(pooled)} rows pass.",
+        "",
+        "### Per setting (smaller of the two p-values)",
+        "",
+        markdown_table(per_setting_pivot(cells)),
+        "",
+        f"Smallest per-setting p-value: {worst['min_p']:.3g} ({worst['parameter']}, "
+        f"{worst['nu_prior']} q={worst['q']} n={worst['n']}) among {2 * len(cells)} tests.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def error_rate_section(table: pd.DataFrame, description: str) -> str:
+    """The decision-error table with its standard errors."""
+    shown = table.copy()
+    for name in ("hier_better", "hier_equivalent", "signed_rank_difference"):
+        shown[name] = [f"{r:.3f} ± {s:.3f}" for r, s in zip(table[name], table[f"{name}_se"])]
+        shown = shown.drop(columns=f"{name}_se")
+    shown["hier_no_decision"] = table["hier_no_decision"].map(lambda v: f"{v:.3f}")
+    return "\n".join(["## Decision error rates", "", description, "", markdown_table(shown), ""])
+
+
+def write_summary(path: Any, sections: list[str], header: str) -> None:
+    """Join the sections under a title and write them."""
+    text = "\n".join(["# Calibration of the hierarchical model", "", header, "", *sections])
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)

@@ -1,0 +1,178 @@
+"""Draws from exactly the prior and likelihood of ``stan/hierarchical.stan``, in its units.
+
+Simulation-based calibration (Talts et al., 2018) is valid only when the data are simulated from
+the very prior the fit uses. The package's own prior has data-dependent bounds (σ̄ = 1000·mean s_i,
+σ̄₀ = 1000·sd x̄_i, D = max |x_ij|, SPEC §3) and rescales the data to mean s_i = 1, so it is not a
+fixed prior one could simulate from. The calibration therefore fixes the hyper-parameters in the
+units the Stan program sees (:class:`CalibrationPrior`) and hands the program its data dict
+directly, with ``scale = 1`` so that the rescaling is the identity.
+
+The generative model, for data sets i = 1..q (SPEC §3, ``stan/include/hierarchical_prior.stan``):
+
+    δ₀ ~ U(−D, D),  σ₀ ~ U(0, σ̄₀),  σ_i ~ U(0, σ̄)
+    ν − 1 ~ Gamma(α, β)  with  α ~ U(α_lo, α_hi), β ~ U(β_lo, β_hi)  ("hierarchical")
+                         or  (α, β) fixed                          (e.g. "juarez-steel")
+    τ_i ~ Gamma(ν/2, ν/2),  δ_i | τ_i ~ N(δ₀, σ₀²/τ_i)   (⇔ δ_i ~ Student-t(ν, δ₀, σ₀))
+    x_i ~ MVN(1 δ_i, σ_i²[(1 − ρ_i)I + ρ_i 11ᵀ])          (n_i values)
+
+The model is equivariant under a common change of scale of (D, σ̄₀, σ̄, δ, σ, x): only the ratios
+of the three bounds matter, so unit bounds lose no generality. The zero-variance perturbation of
+the package (data sets whose differences are all equal) never triggers here: simulated
+continuous differences are equal with probability 0, and :func:`stan_data` checks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..examples import equicorrelated_normal
+from ..hierarchical.model_input import NU_PRIORS, ModelInput
+from ..rope import Rope
+
+
+@dataclass(frozen=True)
+class CalibrationPrior:
+    """Fixed hyper-parameters of the hierarchical model, in the units of the Stan program.
+
+    Attributes
+    ----------
+    nu_prior
+        A name of :data:`~bayes_hier.hierarchical.model_input.NU_PRIORS` except ``"gaussian"``.
+    delta0_bound, sigma0_upper, sigma_upper
+        D, σ̄₀ and σ̄ of δ₀ ~ U(−D, D), σ₀ ~ U(0, σ̄₀) and σ_i ~ U(0, σ̄).
+    alpha_range, beta_range
+        Bounds of α and β (``"hierarchical"`` ν prior).
+    """
+
+    nu_prior: str = "hierarchical"
+    delta0_bound: float = 1.0
+    sigma0_upper: float = 1.0
+    sigma_upper: float = 1.0
+    alpha_range: tuple[float, float] = (0.5, 5.0)
+    beta_range: tuple[float, float] = (0.05, 0.15)
+
+    def __post_init__(self) -> None:
+        if self.nu_prior not in NU_PRIORS or self.nu_prior == "gaussian":
+            choices = [name for name in NU_PRIORS if name != "gaussian"]
+            raise ValueError(f"nu_prior must be one of {choices}; got {self.nu_prior!r}.")
+        for name in ("delta0_bound", "sigma0_upper", "sigma_upper"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive; got {getattr(self, name)}.")
+        for low, high in (self.alpha_range, self.beta_range):
+            if not 0 < low < high:
+                raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
+
+    @property
+    def hierarchical(self) -> bool:
+        """Whether α and β of ν − 1 ~ Gamma(α, β) are parameters (else fixed)."""
+        return NU_PRIORS[self.nu_prior][0] == 0
+
+    def fixed_gamma(self) -> tuple[float, float]:
+        """(shape, rate) of ν − 1 for a fixed ν prior."""
+        gamma = NU_PRIORS[self.nu_prior][1]
+        if gamma is None:
+            raise ValueError(f"The {self.nu_prior!r} nu prior has no fixed Gamma.")
+        return gamma
+
+
+@dataclass(frozen=True)
+class SimulatedData:
+    """One draw of the parameters from the prior and of the data given them.
+
+    Attributes
+    ----------
+    truth
+        The drawn parameters: scalars ``delta0``, ``sigma0``, ``nu`` (and ``nu_alpha``,
+        ``nu_beta`` for the hierarchical ν prior), vectors ``delta``, ``sigma``, ``tau``.
+    differences
+        (q, n) simulated cross-validation differences.
+    rho
+        The fold correlation of every data set.
+    """
+
+    truth: dict[str, Any]
+    differences: np.ndarray
+    rho: float
+
+
+def draw_parameters(prior: CalibrationPrior, q: int, rng: np.random.Generator) -> dict[str, Any]:
+    """One draw of (δ₀, σ₀, ν[, α, β], τ, δ, σ) from the prior (module docstring)."""
+    truth: dict[str, Any] = {
+        "delta0": rng.uniform(-prior.delta0_bound, prior.delta0_bound),
+        "sigma0": rng.uniform(0.0, prior.sigma0_upper),
+        "sigma": rng.uniform(0.0, prior.sigma_upper, q),
+    }
+    if prior.hierarchical:
+        shape, rate = rng.uniform(*prior.alpha_range), rng.uniform(*prior.beta_range)
+        truth["nu_alpha"], truth["nu_beta"] = shape, rate
+    else:
+        shape, rate = prior.fixed_gamma()
+    nu = 1.0 + rng.gamma(shape, 1.0 / rate)
+    tau = rng.gamma(nu / 2, 2.0 / nu, q)
+    truth["nu"] = nu
+    truth["tau"] = tau
+    truth["delta"] = truth["delta0"] + truth["sigma0"] / np.sqrt(tau) * rng.standard_normal(q)
+    return truth
+
+
+def simulate(
+    prior: CalibrationPrior, q: int, n: int, rng: np.random.Generator, rho: float = 0.1
+) -> SimulatedData:
+    """Parameters from the prior, then n equicorrelated differences per data set."""
+    if q < 2 or n < 2:
+        raise ValueError(f"Need q >= 2 data sets and n >= 2 results each; got q={q}, n={n}.")
+    if not 0 <= rho < 1:
+        raise ValueError(f"rho must be in [0, 1); got {rho}.")
+    truth = draw_parameters(prior, q, rng)
+    differences = equicorrelated_normal(truth["delta"], truth["sigma"], rho, n, rng)
+    return SimulatedData(truth=truth, differences=differences, rho=rho)
+
+
+def stan_data(prior: CalibrationPrior, simulated: SimulatedData) -> dict[str, Any]:
+    """The data dict of ``hierarchical.stan`` with the calibration prior's fixed bounds.
+
+    The same keys and meaning as :func:`~bayes_hier.hierarchical.model_input.build_model_input`
+    produces, but no rescaling (the simulated values already are in the program's units) and no
+    data-dependent bound.
+    """
+    x = simulated.differences
+    q, n = x.shape
+    means = x.mean(axis=1)
+    ss = ((x - means[:, None]) ** 2).sum(axis=1)
+    if not np.all(ss > 0):
+        raise ValueError("A simulated data set has zero variance; the calibration cannot use it.")
+    switch, gamma = NU_PRIORS[prior.nu_prior]
+    return {
+        "q": q,
+        "n": [n] * q,
+        "rho": np.full(q, simulated.rho),
+        "sigma_upper": prior.sigma_upper,
+        "sigma0_upper": prior.sigma0_upper,
+        "delta0_bound": prior.delta0_bound,
+        "nu_prior": switch,
+        "nu_shape": gamma[0] if gamma else 1.0,
+        "nu_rate": gamma[1] if gamma else 1.0,
+        "alpha_lower": prior.alpha_range[0],
+        "alpha_upper": prior.alpha_range[1],
+        "beta_lower": prior.beta_range[0],
+        "beta_upper": prior.beta_range[1],
+        "xbar": means,
+        "ss": ss,
+    }
+
+
+def calibration_model_input(prior: CalibrationPrior, simulated: SimulatedData) -> ModelInput:
+    """A :class:`ModelInput` with the fixed bounds and unit scale, for ``run_hierarchical_fit``."""
+    data = stan_data(prior, simulated)
+    n = np.asarray(data["n"], float)
+    return ModelInput(
+        differences=tuple(simulated.differences),
+        scale=1.0,
+        rope=Rope(0.0, 0.0),
+        perturbed=(),
+        stds=np.sqrt(data["ss"] / (n - 1)),
+        data=data,
+    )
