@@ -7,7 +7,7 @@ JOBS ?= 2
 export BAYES_HIER_DATA := $(abspath $(DATA))
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean paper paper-quick
+.PHONY: demo test lint bench clean paper paper-quick calibrate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ paper: $(VENV)/.installed-test
 
 paper-quick: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) --data $(DATA)
+
+calibrate: $(VENV)/.installed-test
+	$(BIN)/python -m bayes_hier.calibration --out results/calibration --jobs $(JOBS)
 
 clean:
 	rm -rf $(VENV) build dist demo_output .pytest_cache .ruff_cache
