@@ -18,6 +18,7 @@ from .bayesian_tests import (
     sign_test,
     signed_rank_test,
 )
+from .compare import ManyModelResult, compare
 from .compat import (
     CorrelatedTTest,
     HierarchicalTest,
@@ -46,6 +47,7 @@ __all__ = [
     "ExpectedCost",
     "HierarchicalResult",
     "HierarchicalTest",
+    "ManyModelResult",
     "Probabilities",
     "Rope",
     "RopeScaleWarning",
@@ -54,6 +56,7 @@ __all__ = [
     "SignedRankTest",
     "SimplexResult",
     "__version__",
+    "compare",
     "correlated_ttest",
     "expected_cost",
     "hierarchical_test",

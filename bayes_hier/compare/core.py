@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..data import CVData
-from ..experiments.runner import InlineExecutor, make_executor, run_tasks
 from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
 from .frequentist import frequentist_view
@@ -112,6 +111,8 @@ def _run_pairs(
 ) -> dict[tuple[str, str], Any]:
     """Run every pair; Stan-based pairs go to the experiments' executor when ``jobs > 1`` or a
     Dask ``scheduler`` is given (each pair's numbers depend on its seed only)."""
+    from ..experiments.runner import InlineExecutor, make_executor, run_tasks
+
     pairs = list(inputs)
     tasks = [(entry.name, inputs[p], rope, seeds[p], dict(options)) for p in pairs]
     description = f"{entry.name} pairs"

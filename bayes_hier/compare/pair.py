@@ -120,8 +120,8 @@ class MirroredResult(ComparisonResult):
         first, second = self.names
         estimate = pair_estimate(self)
         lines = [
-            f"{self.test_name}: {second} vs {first} (mirror of {first} vs {second}), rope "
-            f"{self.rope}",
+            f"{self.test_name}: first {first}, second {second}; the mirror of the pair as "
+            f"computed ({second}, {first}); rope {self.rope}",
             *self._probability_lines(self.probs),
             *self._decision_lines(alpha),
         ]

@@ -1,0 +1,7 @@
+"""``python -m bayes_hier``: the ``bayes-hier`` command line."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,406 @@
+"""compare(): missing-data policy, control mode, seeds, mirror, tables, frequentist view, reports.
+
+Most tests use the signed-rank and sign methods (no Stan); tests/test_compare_stan.py runs the
+hierarchical method.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_hier import CVData, compare, correlated_ttest, sign_test, signed_rank_test
+from bayes_hier.compare import ManyModelResult, MissingDataWarning, mirror, model_scores
+from bayes_hier.compare.columns import detect_columns
+from bayes_hier.compare.core import pair_seed
+from bayes_hier.compare.report import pair_sentence, probability_text
+from bayes_hier.frequentist import critical_difference, friedman, wilcoxon_holm
+from bayes_hier.probabilities import Probabilities
+from bayes_hier.seeding import derive_seed
+
+SHIFTS = {"a": 0.0, "b": 0.01, "c": 0.03, "d": 0.012}
+
+
+def make_frame(
+    shifts: dict[str, float] = SHIFTS, q: int = 8, runs: int = 2, folds: int = 5, seed: int = 0
+) -> pd.DataFrame:
+    """Tidy scores: model m scores base_i + shift_m + noise on fold (run, fold) of data set i."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(q):
+        base = 0.7 + 0.02 * i
+        for model, shift in shifts.items():
+            noise = rng.normal(0, 0.01, runs * folds)
+            for j in range(runs * folds):
+                rows.append((f"set{i}", model, j // folds, j % folds, base + shift + noise[j]))
+    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+
+
+def quiet_compare(*args, **kwargs) -> ManyModelResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return make_frame()
+
+
+@pytest.fixture(scope="module")
+def result(frame) -> ManyModelResult:
+    return compare(frame, rope=0.005, method="signed_rank", seed=1, nsamples=5000)
+
+
+# ------------------------------------------------------------------------- pairs and numbers
+def test_all_pairs_in_model_order_and_each_equals_its_two_model_test(frame, result):
+    assert list(result.pair_results) == [
+        ("a", "b"),
+        ("a", "c"),
+        ("a", "d"),
+        ("b", "c"),
+        ("b", "d"),
+        ("c", "d"),
+    ]
+    for (first, second), pair in result.pair_results.items():
+        alone = signed_rank_test(
+            frame,
+            rope=0.005,
+            models=(first, second),
+            seed=derive_seed(1, first, second),
+            nsamples=5000,
+        )
+        assert pair.probs == alone.probs
+        assert pair.names == (first, second)
+
+
+def test_pairs_table_reads_the_pair_results(result):
+    table = result.pairs
+    assert len(table) == 6
+    for row in table.itertuples():
+        probs = result[row.first, row.second].probs
+        assert (row.p_first_better, row.p_rope, row.p_second_better) == tuple(probs)
+        assert row.decision == result[row.first, row.second].decision(0.05).label
+        assert row.n_datasets == 8 and row.n_dropped == 0
+        cv = CVData.from_frame(result.scores.table, models=(row.first, row.second))
+        assert row.mean_difference == pytest.approx(cv.means.mean(), rel=1e-12)
+        assert math.isnan(row.max_rhat)  # no MCMC
+
+
+def test_mirror_swaps_left_and_right_and_names(result):
+    pair = result["a", "c"]
+    other = result["c", "a"]
+    assert other.names == ("c", "a")
+    assert tuple(other.probs) == (pair.probs.right, pair.probs.rope, pair.probs.left)
+    assert other.rope.low == -pair.rope.high and other.rope.high == -pair.rope.low
+    assert other.decision().label == pair.decision().label  # the same model wins
+    assert mirror(other) is pair
+    sensitivity = pair.rope_sensitivity(max_rope=0.03, num=4)
+    mirrored = other.rope_sensitivity(max_rope=0.03, num=4)
+    np.testing.assert_array_equal(mirrored["left"], sensitivity["right"])
+    np.testing.assert_array_equal(mirrored["right"], sensitivity["left"])
+    assert "mirror of the pair as computed (a, c)" in other.summary()
+
+
+def test_matrices_are_consistent_with_the_pairs(result):
+    better, rope, worse = (result.matrix(k) for k in ("better", "rope", "worse"))
+    models = list(better.index)
+    assert sorted(models) == ["a", "b", "c", "d"]
+    for r in models:
+        assert math.isnan(better.loc[r, r])
+        for c in models:
+            if r != c:
+                total = better.loc[r, c] + rope.loc[r, c] + better.loc[c, r]
+                assert total == pytest.approx(1.0, abs=1e-12)
+                assert worse.loc[r, c] == better.loc[c, r]
+                assert better.loc[r, c] == result[r, c].probs.left
+    assert result.order[0] == "c"  # the best mean rank first
+    with pytest.raises(ValueError, match="kind"):
+        result.matrix("best")
+
+
+def test_frequentist_view_reuses_the_frequentist_module(frame, result):
+    view = result.frequentist
+    means = frame.groupby(["dataset", "model"], sort=False)["score"].mean().unstack()
+    means = means.reindex(columns=["a", "b", "c", "d"])
+    direct = friedman(means)
+    assert view.friedman.statistic == pytest.approx(direct.statistic, rel=1e-12)
+    assert view.nemenyi.cd == pytest.approx(critical_difference(4, 8)[0], rel=1e-12)
+    holm = wilcoxon_holm(means)
+    np.testing.assert_allclose(view.wilcoxon_holm.pairwise["p_holm"], holm.pairwise["p_holm"])
+    assert "8 data sets" in view.note
+
+
+# ------------------------------------------------------------------------- seeds
+def test_a_pairs_numbers_do_not_depend_on_the_other_pairs(frame, result):
+    reordered = compare(
+        frame, rope=0.005, method="signed_rank", seed=1, nsamples=5000, models=["d", "a", "c", "b"]
+    )
+    assert reordered["a", "c"].probs == result["a", "c"].probs  # other pairs ran before it
+    subset = compare(
+        frame, rope=0.005, method="signed_rank", seed=1, nsamples=5000, models=["a", "c"]
+    )
+    assert subset["a", "c"].probs == result["a", "c"].probs
+    # the seed of a pair is symmetric in the names
+    assert pair_seed(1, "a", "c") == pair_seed(1, "c", "a") == derive_seed(1, "a", "c")
+    # the other orientation is a different sample of the same posterior: equal within MC error
+    flipped = reordered["d", "a"]
+    assert flipped.names == ("d", "a")
+    np.testing.assert_allclose(tuple(flipped.probs), tuple(result["d", "a"].probs), atol=0.02)
+
+
+def test_jobs_do_not_change_sample_based_pairs(frame, result):
+    again = compare(frame, rope=0.005, method="signed_rank", seed=1, nsamples=5000, jobs=2)
+    assert again.pairs.drop(columns="seed").equals(result.pairs.drop(columns="seed"))
+    assert again.settings["pair_seeds"] == result.settings["pair_seeds"]
+
+
+# ------------------------------------------------------------------------- control
+def test_control_mode_compares_every_model_with_the_control(frame):
+    result = compare(frame, rope=0.005, method="sign", control="b", seed=2, nsamples=5000)
+    assert list(result.pair_results) == [("b", "a"), ("b", "c"), ("b", "d")]
+    for other in ("a", "c", "d"):
+        alone = sign_test(
+            frame,
+            rope=0.005,
+            models=("b", other),
+            seed=pair_seed(2, "b", other),
+            nsamples=5000,
+        )
+        assert result["b", other].probs == alone.probs
+    with pytest.raises(KeyError, match="were not compared"):
+        result["a", "c"]
+    better = result.matrix("better")
+    assert math.isnan(better.loc["a", "c"]) and not math.isnan(better.loc["a", "b"])
+    assert "compared with b only" in result.to_markdown()
+    with pytest.raises(ValueError, match="control model 'z'"):
+        compare(frame, rope=0.005, method="sign", control="z")
+
+
+# ------------------------------------------------------------------------- missing data
+def test_missing_model_on_a_data_set_drops_it_from_that_models_pairs_only(frame):
+    holed = frame[~((frame["model"] == "c") & (frame["dataset"] == "set3"))]
+    with pytest.warns(MissingDataWarning, match="'set3' dropped \\(no scores for c\\)"):
+        result = compare(holed, rope=0.005, method="signed_rank", seed=1, nsamples=2000)
+    usage = result.usage
+    assert "set3" not in usage["a", "c"].datasets and len(usage["a", "c"].datasets) == 7
+    assert usage["a", "c"].dropped == {"set3": "no scores for c"}
+    assert usage["a", "b"].complete and len(usage["a", "b"].datasets) == 8
+    table = result.pairs.set_index(["first", "second"])
+    assert table.loc[("a", "c"), "n_datasets"] == 7 and table.loc[("a", "b"), "n_datasets"] == 8
+    # the rank-based tests use complete blocks only, and say so
+    assert "set3" not in result.frequentist.scores.index
+    assert result.frequentist.friedman.n_datasets == 7
+    assert "left out: set3 (incomplete for c)" in result.frequentist.note
+    assert "data set 'set3' dropped" in result.to_markdown()
+
+
+def test_unpaired_folds_are_left_out_and_the_rest_stay_paired(frame):
+    holed = frame.copy()
+    target = (holed["model"] == "b") & (holed["dataset"] == "set0")
+    holed.loc[target & (holed["run"] == 1) & (holed["fold"] == 2), "score"] = np.nan
+    holed = holed[~(target & (holed["run"] == 0) & (holed["fold"] == 4))]
+    with pytest.warns(MissingDataWarning, match="'set0' uses 8 paired folds \\(2 unpaired"):
+        result = compare(holed, rope=0.005, method="signed_rank", seed=1, nsamples=2000)
+    usage = result.usage["a", "b"]
+    assert usage.folds["set0"] == 8 and usage.partial == {"set0": 2}
+    # the analysed per-data-set difference is the mean over the 8 paired cells
+    wide = (
+        holed[holed["dataset"] == "set0"]
+        .pivot_table(index=["run", "fold"], columns="model", values="score")
+        .dropna(subset=["a", "b"])
+    )
+    expected = float((wide["b"] - wide["a"]).mean())
+    assert result["a", "b"].differences[0] == pytest.approx(expected, rel=1e-12)
+    # other pairs are complete
+    assert result.usage["a", "c"].complete
+
+
+def test_data_set_with_too_few_paired_folds_is_dropped(frame):
+    holed = frame[~((frame["model"] == "d") & (frame["dataset"] == "set5") & (frame["fold"] > 0))]
+    with pytest.warns(MissingDataWarning, match="'set5' dropped \\(2 paired folds, fewer than 3"):
+        result = compare(
+            holed, rope=0.005, method="signed_rank", seed=1, nsamples=2000, min_folds=3
+        )
+    assert "set5" not in result.usage["a", "d"].datasets
+
+
+def test_complete_pairs_are_built_exactly_as_cvdata_from_frame(frame):
+    scores = model_scores(frame)
+    cv, usage = scores.pair("b", "d")
+    reference = CVData.from_frame(frame, models=("b", "d"))
+    assert usage.complete
+    for ours, theirs in zip(cv.differences, reference.differences):
+        np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(cv.runs, reference.runs)
+    np.testing.assert_array_equal(cv.rho, reference.rho)
+    assert cv.datasets == reference.datasets
+
+
+def test_duplicated_rows_are_an_error(frame):
+    doubled = pd.concat([frame, frame.iloc[[5]]])
+    with pytest.raises(ValueError, match="share a \\(dataset, model, run, fold\\)"):
+        compare(doubled, rope=0.005, method="sign")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda f: f[f["model"] == "a"], "needs at least two"),
+        (
+            lambda f: f.assign(score=f["score"].astype(object).where(f.index != 3, "oops")),
+            "non-numeric value",
+        ),
+        (lambda f: f.rename(columns={"fold": "k"}), "no fold column"),
+    ],
+)
+def test_bad_frames_raise_clear_errors(frame, change, message):
+    with pytest.raises(ValueError, match=message):
+        compare(change(frame), rope=0.005, method="sign")
+
+
+def test_dict_of_matrices_gives_the_frame_result(frame):
+    matrices = {
+        model: part.pivot_table(
+            index="dataset", columns=["run", "fold"], values="score", sort=False
+        ).sort_index(axis=1)
+        for model, part in frame.groupby("model", sort=False)
+    }
+    from_dict = compare(matrices, rope=0.005, method="signed_rank", seed=1, nsamples=5000, runs=2)
+    from_frame = compare(frame, rope=0.005, method="signed_rank", seed=1, nsamples=5000)
+    assert from_dict["a", "c"].probs == from_frame["a", "c"].probs
+    np.testing.assert_allclose(from_dict["a", "c"].differences, from_frame["a", "c"].differences)
+
+
+# ------------------------------------------------------------------------- methods
+def test_method_and_option_errors(frame):
+    with pytest.raises(ValueError, match="Unknown method 'bayes'"):
+        compare(frame, method="bayes")
+    with pytest.raises(TypeError, match="does not take \\['draws'\\]"):
+        compare(frame, method="signed_rank", draws=10)
+    with pytest.raises(ValueError, match="needs at least 2"):
+        compare(frame[frame["dataset"] == "set0"], method="hierarchical")
+
+
+def test_one_data_set_defaults_to_the_correlated_t_test(frame):
+    one = frame[frame["dataset"] == "set2"]
+    result = compare(one, rope=0.005, models=["a", "c"])
+    assert result.method == "correlated_t"
+    alone = correlated_ttest(one, rope=0.005, models=("a", "c"))
+    assert result["a", "c"].probs == alone.probs
+    row = result.pairs.iloc[0]
+    assert (row.hdi_low, row.hdi_high) == pytest.approx(alone.hdi())
+    assert result.frequentist.friedman is None
+
+
+def test_lower_is_better_flips_the_winner(frame):
+    errors = frame.assign(score=1 - frame["score"])
+    higher = compare(frame, rope=0.005, method="sign", seed=4, nsamples=4000, models=["a", "c"])
+    lower = compare(
+        errors,
+        rope=0.005,
+        method="sign",
+        seed=4,
+        nsamples=4000,
+        models=["a", "c"],
+        higher_is_better=False,
+    )
+    assert higher["a", "c"].decision().label == lower["a", "c"].decision().label == "c better"
+
+
+# ------------------------------------------------------------------------- text and files
+def test_sentences_are_functions_of_the_numbers(result):
+    for pair, sentence in zip(result.pair_results, result.sentences()):
+        probs = result[pair].probs
+        decision = result[pair].decision()
+        assert sentence == pair_sentence(result, pair)
+        if decision.outcome == "right":
+            assert sentence.startswith(
+                f"{pair[1]} is better than {pair[0]} with probability "
+                f"{probability_text(probs.right)}"
+            )
+        elif decision.outcome == "inconclusive":
+            assert "no decision" in sentence
+    assert probability_text(0.9996) == "> 0.999" and probability_text(0.25) == "0.250"
+
+
+def test_write_report_files(result, tmp_path):
+    written = result.write_report(tmp_path)
+    for name in (
+        "report.md",
+        "report.html",
+        "tables.tex",
+        "pairs.csv",
+        "heatmap.png",
+        "heatmap.svg",
+        "pairs.svg",
+        "cd_diagram.png",
+    ):
+        assert written[name].is_file()
+    markdown = (tmp_path / "report.md").read_text()
+    for sentence in result.sentences():
+        assert sentence in markdown
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 3
+    assert 'src="http' not in html and "<link" not in html  # self-contained
+    assert result.frequentist.friedman.interpretation in html.replace("&#x27;", "'")
+    tex = (tmp_path / "tables.tex").read_text()
+    for rule in ("\\toprule", "\\midrule", "\\bottomrule"):
+        assert tex.count(rule) == 3
+    csv = pd.read_csv(tmp_path / "pairs.csv")
+    np.testing.assert_allclose(csv["p_rope"], result.pairs["p_rope"])
+    assert "Warnings" in markdown and "does not sample with MCMC" in markdown
+
+
+def test_to_dict_is_json_and_terminal_summary_fits(result):
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert payload["pairs"][0]["p_rope"] == result.pairs["p_rope"].iloc[0]
+    assert payload["frequentist"]["nemenyi_cd"] == pytest.approx(result.frequentist.nemenyi.cd)
+    assert max(len(line) for line in str(result).splitlines()) <= 100
+
+
+def test_pair_problems_are_listed():
+    class Fake:
+        def __init__(self):
+            self.names = ("x", "y")
+            self.probs = Probabilities(0.1, 0.2, 0.7)
+            self.diagnostics = {"divergences": 3, "max_rhat": 1.02, "min_ess_bulk": 350.0}
+
+        def decision(self, alpha):
+            return type("D", (), {"label": "inconclusive"})()
+
+    from bayes_hier.rope import Rope
+
+    result = ManyModelResult(
+        {("x", "y"): Fake()}, models=("x", "y"), method="fake", rope=Rope(-1, 1)
+    )
+    assert result.problems == {
+        ("x", "y"): ["3 divergences", "max R-hat 1.020 > 1.01", "min bulk ESS 350 < 400"]
+    }
+
+
+# ------------------------------------------------------------------------- columns
+def test_detect_columns():
+    raw = pd.DataFrame(
+        {"dataset": ["d"], "classifier": ["m"], "run": [0], "fold": [0], "accuracy_percent": [90.0]}
+    )
+    assert detect_columns(raw) == {
+        "dataset": "dataset",
+        "model": "classifier",
+        "run": "run",
+        "fold": "fold",
+        "score": "accuracy_percent",
+    }
+    two = raw.assign(time=1.0)
+    with pytest.raises(ValueError, match="Several numeric columns could be the score"):
+        detect_columns(two)
+    assert detect_columns(two, {"score": "time"})["score"] == "time"
+    with pytest.raises(ValueError, match="No column 'acc' for the score"):
+        detect_columns(raw, {"score": "acc"})
+    with pytest.raises(ValueError, match="No model column found"):
+        detect_columns(raw.rename(columns={"classifier": "who"}))
