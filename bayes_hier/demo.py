@@ -1,4 +1,4 @@
-"""``make demo``: the hierarchical test on the real data (or a simulated example), printed and
+"""``make demo``: the hierarchical test on the real data shipped with the package, printed and
 plotted.
 
 Usage: ``python -m bayes_hier.demo [--data PATH] [--first nbc] [--second hnb] [--out DIR]``.
@@ -12,41 +12,32 @@ from pathlib import Path
 
 import matplotlib
 
-from .examples import find_uci_weka, load_uci_weka, simulate_cv
+from .examples import find_uci_weka, load_uci_weka
 from .hierarchical import hierarchical_test
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", help="path of uci_weka_10x10cv.csv (default: ../shared/data)")
+    parser.add_argument(
+        "--data", help="path of uci_weka_10x10cv.csv (default: the copy shipped with the package)"
+    )
     parser.add_argument("--first", default="nbc", help="first model (default nbc)")
     parser.add_argument("--second", default="hnb", help="second model (default hnb)")
     parser.add_argument(
         "--rope",
         type=float,
-        default=None,
-        help="rope half-width in score units (default 1 point for percent data)",
+        default=1.0,
+        help="rope half-width in accuracy points (default 1)",
     )
     parser.add_argument("--seed", type=int, default=2017)
     parser.add_argument("--out", default="demo_output", help="folder for the plot")
     args = parser.parse_args(argv)
     matplotlib.use("Agg")
 
-    path = find_uci_weka(args.data)
-    if path is not None:
-        print(f"Real data: {path}")
-        frame, rope = load_uci_weka(path), 1.0 if args.rope is None else args.rope
-        models = (args.first, args.second)
-    else:
-        print(
-            "Real data not found (../shared/data/uci_weka_10x10cv.csv): using a simulated "
-            "example of 20 data sets."
-        )
-        deltas = [0.005 + 0.01 * (i % 4) for i in range(20)]
-        frame, rope = simulate_cv(deltas, seed=args.seed), 0.01 if args.rope is None else args.rope
-        models = ("A", "B")
-
-    result = hierarchical_test(frame, rope=rope, models=models, seed=args.seed, progress=True)
+    frame = load_uci_weka(args.data)
+    print(f"Real data: {find_uci_weka(args.data)}")
+    models = (args.first, args.second)
+    result = hierarchical_test(frame, rope=args.rope, models=models, seed=args.seed, progress=True)
     print()
     print(result.summary())
     print("\nPer data set (first 10 rows, original units):")

@@ -1,37 +1,50 @@
 """Example data: the real UCI/WEKA cross-validation results and a simulator of CV results.
 
-The real data (5 classifiers × 54 data sets × 10 runs of 10-fold CV, accuracy in percent) are not
-shipped with the package: they are read from ``$BAYES_HIER_DATA`` or from ``../shared/data`` next to
-the working directory or the repository.
+The real data (5 classifiers × 54 data sets × 10 runs of 10-fold CV, accuracy in percent) ship
+with the package, gzip-compressed, as ``bayes_hier/example_data/uci_weka_10x10cv.csv.gz`` (its
+provenance and the citations are in ``bayes_hier/example_data/README.md``): Corani, Benavoli,
+Demšar, Mangili & Zaffalon, *Machine Learning* 106, 2017, and Benavoli, Corani, Demšar &
+Zaffalon, *JMLR* 18(77), 2017. :func:`load_uci_weka` reads that copy; give it a path to read
+another copy of the file (plain or ``.gz``).
 """
 
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 UCI_FILE = "uci_weka_10x10cv.csv"
-DATA_VARIABLE = "BAYES_HIER_DATA"
+#: The packaged copy, relative to the package folder.
+PACKAGED_UCI_FILE = ("example_data", f"{UCI_FILE}.gz")
 
 
-def find_uci_weka(path: str | os.PathLike[str] | None = None) -> Path | None:
-    """Locate ``uci_weka_10x10cv.csv``.
+def packaged_uci_weka() -> Traversable:
+    """The compressed copy of ``uci_weka_10x10cv.csv`` inside the installed package."""
+    folder, name = PACKAGED_UCI_FILE
+    return resources.files("bayes_hier") / folder / name
 
-    Looks at ``path``, ``$BAYES_HIER_DATA`` (a file or a folder), then ``../shared/data`` relative
-    to the working directory and to the repository. ``None`` if absent.
+
+def find_uci_weka(path: str | os.PathLike[str] | None = None) -> Traversable | None:
+    """The file :func:`load_uci_weka` reads.
+
+    ``path`` may name the file (``.csv`` or ``.csv.gz``) or a folder holding it; ``None`` if
+    nothing is there. Without ``path``, the copy shipped with the package.
     """
-    candidates = []
-    for given in (path, os.environ.get(DATA_VARIABLE)):
-        if given:
-            given = Path(given)
-            candidates.append(given / UCI_FILE if given.is_dir() else given)
-    repository = Path(__file__).resolve().parent.parent
-    for base in (Path.cwd(), repository):
-        candidates.append(base.parent / "shared" / "data" / UCI_FILE)
-        candidates.append(base / "shared" / "data" / UCI_FILE)
+    if path is None:
+        return packaged_uci_weka()
+    given = Path(path)
+    if given.is_dir():
+        candidates = [given / UCI_FILE, given / f"{UCI_FILE}.gz"]
+    else:
+        candidates = [given]
     return next((c for c in candidates if c.is_file()), None)
 
 
@@ -39,20 +52,35 @@ def load_uci_weka(path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """The real data as a tidy frame with the package's column names.
 
     Columns: ``dataset, model, run, fold, score`` (accuracy in percent, so a rope of one
-    accuracy point is ``rope=1``).
+    accuracy point is ``rope=1``); 27 000 rows.
+
+    Parameters
+    ----------
+    path
+        ``None`` (default): the copy shipped with the package. Otherwise the file
+        (``uci_weka_10x10cv.csv``, plain or gzip-compressed) or a folder holding it.
 
     Raises
     ------
     FileNotFoundError
-        When the file is not found (see :func:`find_uci_weka`).
+        When ``path`` is given and the file is not there.
+
+    Examples
+    --------
+    >>> from bayes_hier.examples import load_uci_weka
+    >>> df = load_uci_weka()
+    >>> df.shape, sorted(df["model"].unique())
+    ((27000, 5), ['aode', 'hnb', 'j48', 'j48gr', 'nbc'])
     """
     found = find_uci_weka(path)
     if found is None:
         raise FileNotFoundError(
-            f"{UCI_FILE} not found: pass its path, set {DATA_VARIABLE}, or run from a checkout "
-            "with ../shared/data beside it."
+            f"{UCI_FILE} not found at {os.fspath(path)!r}: pass the file or its folder, or call "
+            "load_uci_weka() without a path to read the copy shipped with the package."
         )
-    frame = pd.read_csv(found)
+    compression = "gzip" if found.name.endswith(".gz") else None
+    with found.open("rb") as handle:
+        frame = pd.read_csv(handle, compression=compression)
     return frame.rename(columns={"classifier": "model", "accuracy_percent": "score"})
 
 

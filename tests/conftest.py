@@ -12,15 +12,13 @@ import pytest
 matplotlib.use("Agg")
 
 from bayes_hier.engines import get_engine
-from bayes_hier.examples import find_uci_weka, load_uci_weka
+from bayes_hier.examples import load_uci_weka
 from bayes_hier.stan_programs import load_program
 
 
 @pytest.fixture(scope="session")
 def uci() -> pd.DataFrame:
-    """The real 5 classifiers x 54 data sets x 10x10 CV accuracies (percent)."""
-    if find_uci_weka() is None:
-        pytest.skip("../shared/data/uci_weka_10x10cv.csv not found (set BAYES_HIER_DATA)")
+    """The real 5 classifiers x 54 data sets x 10x10 CV accuracies (percent), packaged copy."""
     return load_uci_weka()
 
 

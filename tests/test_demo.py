@@ -7,14 +7,12 @@ from bayes_hier import demo
 pytestmark = pytest.mark.stan
 
 
-def test_demo_on_simulated_data_when_the_real_data_are_absent(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(demo, "find_uci_weka", lambda path=None: None)
-    assert demo.main(["--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    assert "simulated example" in out and "Bayesian hierarchical test: B vs A" in out
-    assert (tmp_path / "hierarchical_A_vs_B.png").stat().st_size > 10_000
-
-
-def test_demo_on_the_real_data(uci, tmp_path, capsys):
+def test_demo_runs_on_the_packaged_real_data_from_any_folder(tmp_path, monkeypatch, capsys):
+    """No ../shared beside the working directory: the demo still shows the real data."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BAYES_HIER_DATA", raising=False)
     assert demo.main(["--out", str(tmp_path), "--first", "j48", "--second", "j48gr"]) == 0
-    assert "j48gr vs j48 on 54 data sets" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "example_data/uci_weka_10x10cv.csv.gz" in out
+    assert "j48gr vs j48 on 54 data sets" in out
+    assert (tmp_path / "hierarchical_j48_vs_j48gr.png").stat().st_size > 10_000

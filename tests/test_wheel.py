@@ -1,5 +1,6 @@
-"""An installed (non-editable) wheel finds its Stan programs and fits."""
+"""An installed (non-editable) wheel finds its Stan programs and its example data, and fits."""
 
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +35,8 @@ def test_wheel_ships_the_stan_programs_and_fits(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for program in ROOT.glob("stan/**/*.stan"):
         assert f"bayes_hier/stan/{program.relative_to(ROOT / 'stan').as_posix()}" in names
+    assert "bayes_hier/example_data/uci_weka_10x10cv.csv.gz" in names
+    assert "bayes_hier/example_data/README.md" in names
 
     # A fresh venv whose dependencies come from this environment (no download); the editable
     # install of this environment is not visible there, only the wheel.
@@ -52,10 +55,14 @@ def test_wheel_ships_the_stan_programs_and_fits(tmp_path):
     )
     script = textwrap.dedent(
         """
+        import json
         import numpy as np, bayes_hier
+        from bayes_hier.examples import find_uci_weka, load_uci_weka
         from bayes_hier.stan_programs import stan_directory
         print(bayes_hier.__file__)
         print(stan_directory())
+        print(find_uci_weka())
+        print(json.dumps(load_uci_weka().groupby("model").size().to_dict()))
         rng = np.random.default_rng(0)
         x = rng.uniform(0.7, 0.8, (3, 10))
         res = bayes_hier.hierarchical_test(x, x + 0.05 + rng.normal(0, 0.01, (3, 10)), seed=1,
@@ -68,6 +75,8 @@ def test_wheel_ships_the_stan_programs_and_fits(tmp_path):
         [str(python), "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    module, stan_dir, p_right = out.stdout.strip().splitlines()[-3:]
+    module, stan_dir, data_file, sizes, p_right = out.stdout.strip().splitlines()[-5:]
     assert module.startswith(str(venv)) and stan_dir.startswith(str(venv))
+    assert data_file.startswith(str(venv))  # the packaged real data, not a checkout's copy
+    assert json.loads(sizes) == dict.fromkeys(["aode", "hnb", "j48", "j48gr", "nbc"], 5400)
     assert float(p_right) > 0.5
