@@ -4,6 +4,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -175,3 +176,263 @@ def test_cmdstanpy_and_pystan_agree_on_the_log_density():
     a = CmdStanPyEngine().log_density(program, model_input.data, [point])
     b = PyStanEngine().log_density(program, model_input.data, [point])
     np.testing.assert_allclose(a, b, rtol=1e-8)
+
+
+# --- cmdstanpy engine logic, tested without CmdStan (a fake CmdStanModel records the calls) ---
+
+
+class FakeFit:
+    """Stands in for cmdstanpy's CmdStanMCMC."""
+
+
+class FakeCmdStanModel:
+    """Records what the engine hands to cmdstanpy; writes output files as CmdStan would."""
+
+    instances: list = []  # noqa: RUF012 (reset per test by the fixture)
+
+    def __init__(self, stan_file: str) -> None:
+        self.stan_file = stan_file
+        self.name = os.path.basename(stan_file)[: -len(".stan")]
+        self.sample_calls: list[dict] = []
+        self.log_prob_calls: list[dict] = []
+        FakeCmdStanModel.instances.append(self)
+
+    def sample(self, **arguments):
+        from cmdstanpy.utils import get_logger
+
+        self.sample_calls.append(arguments)
+        get_logger().info("CmdStan start processing")
+        folder = arguments["output_dir"]
+        for chain in range(arguments["chains"]):
+            with open(os.path.join(folder, f"{self.name}-{chain}.csv"), "w") as stream:
+                stream.write("lp__\n0\n")
+        return FakeFit()
+
+    def log_prob(self, params, data=None, *, jacobian=True, sig_figs=None):
+        import cmdstanpy
+        import pandas as pd
+
+        self.log_prob_calls.append({"jacobian": jacobian, "sig_figs": sig_figs})
+        os.makedirs(tempfile.mkdtemp(prefix=self.name, dir=cmdstanpy._TMPDIR), exist_ok=True)
+        return pd.DataFrame({"lp__": [sum(float(v) for v in params.values())]})
+
+
+@pytest.fixture
+def fake_cmdstan(monkeypatch, tmp_path):
+    """A CmdStan 'installation' in tmp_path, a fake CmdStanModel, and a fresh cache."""
+    import arviz
+    import cmdstanpy
+
+    FakeCmdStanModel.instances = []
+    installation = tmp_path / "cmdstan-2.35.0"
+    installation.mkdir()
+    monkeypatch.setattr(cmdstanpy, "cmdstan_path", lambda: str(installation))
+    monkeypatch.setattr(cmdstanpy, "cmdstan_version", lambda: (2, 35))
+    monkeypatch.setattr(cmdstanpy, "CmdStanModel", FakeCmdStanModel)
+    monkeypatch.setattr(arviz, "from_cmdstanpy", lambda posterior, coords, dims: posterior)
+    monkeypatch.setenv("BAYES_HIER_CACHE", str(tmp_path / "cache"))
+    return installation
+
+
+TINY = "parameters { real y; } model { y ~ normal(0, 1); }"
+
+
+def tiny_program():
+    from bayes_hier.stan_programs import StanProgram
+
+    return StanProgram(name="tiny", code=TINY)
+
+
+def test_cmdstanpy_sample_arguments_carry_the_settings_and_18_significant_figures(
+    fake_cmdstan, tmp_path
+):
+    settings = SamplerSettings(
+        chains=3,
+        draws=7,
+        warmup=5,
+        seed=11,
+        inits=[{"y": 0.1}] * 3,
+        max_treedepth=8,
+        adapt_delta=0.95,
+    )
+    CmdStanPyEngine().sample(tiny_program(), {"n": 1}, settings)
+    (model,) = FakeCmdStanModel.instances
+    (arguments,) = model.sample_calls
+    assert arguments["sig_figs"] == 18
+    assert arguments["data"] == {"n": 1}
+    assert arguments["chains"] == 3
+    assert arguments["parallel_chains"] == min(3, os.cpu_count() or 1)
+    assert (arguments["iter_warmup"], arguments["iter_sampling"]) == (5, 7)
+    assert (arguments["seed"], arguments["max_treedepth"]) == (11, 8)
+    assert arguments["adapt_delta"] == 0.95
+    assert arguments["inits"] == [{"y": 0.1}] * 3
+    assert arguments["show_progress"] is False
+
+
+def test_cmdstanpy_log_density_asks_for_18_significant_figures_without_jacobian(fake_cmdstan):
+    values = CmdStanPyEngine().log_density(tiny_program(), {}, [{"y": 1.5}, {"y": -2.0}])
+    assert values.tolist() == [1.5, -2.0]
+    (model,) = FakeCmdStanModel.instances
+    assert model.log_prob_calls == [{"jacobian": False, "sig_figs": 18}] * 2
+
+
+def test_cmdstanpy_fit_leaves_the_temporary_folders_as_found(fake_cmdstan, tmp_path, monkeypatch):
+    import cmdstanpy
+
+    fresh = tmp_path / "tmp"
+    fresh.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(fresh))
+    own = set(os.listdir(cmdstanpy._TMPDIR))
+    engine = CmdStanPyEngine()
+    engine.sample(tiny_program(), {}, SamplerSettings(chains=2, draws=5, warmup=5))
+    engine.log_density(tiny_program(), {}, [{"y": 1.0}])
+    (model,) = FakeCmdStanModel.instances
+    written = model.sample_calls[0]["output_dir"]
+    assert os.path.dirname(written) == str(fresh)  # the CSV files went to a private folder...
+    assert os.listdir(fresh) == []  # ... deleted once read
+    assert set(os.listdir(cmdstanpy._TMPDIR)) == own  # log_prob's output folder removed too
+
+
+def test_cmdstanpy_logger_is_silent_unless_progress_is_asked_for(fake_cmdstan, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="cmdstanpy")
+    engine = CmdStanPyEngine()
+    engine.sample(tiny_program(), {}, SamplerSettings(chains=1, draws=5, warmup=5))
+    assert [r for r in caplog.records if r.name == "cmdstanpy"] == []
+    engine.sample(tiny_program(), {}, SamplerSettings(chains=1, draws=5, warmup=5, progress=True))
+    messages = [r.getMessage() for r in caplog.records if r.name == "cmdstanpy"]
+    assert messages == ["CmdStan start processing"]
+    assert not logging.getLogger("cmdstanpy").disabled  # the user's own setting is restored
+
+
+def test_cmdstanpy_cache_key_depends_on_program_cmdstan_path_and_version():
+    from bayes_hier.engines.cmdstanpy_engine import executable_key
+    from bayes_hier.stan_programs import StanProgram
+
+    program = tiny_program()
+    keys = {
+        executable_key(program, "/opt/cmdstan-2.35.0", "2.35"),
+        executable_key(program, "/home/u/cmdstan-2.35.0", "2.35"),
+        executable_key(program, "/opt/cmdstan-2.35.0", "2.36"),
+        executable_key(StanProgram("tiny", TINY + "\n"), "/opt/cmdstan-2.35.0", "2.35"),
+    }
+    assert len(keys) == 4
+    assert all(k.startswith("tiny-") for k in keys)
+    assert executable_key(program, "/a", "2.35") == executable_key(program, "/a", "2.35")
+
+
+def _cached_executable(program, exit_code: int):
+    """Put a fake compiled executable (a script exiting with ``exit_code``) in the cache."""
+    from bayes_hier.engines.base import cache_directory
+    from bayes_hier.engines.cmdstanpy_engine import cmdstan_installation, executable_key
+
+    key = executable_key(program, *cmdstan_installation())
+    folder = cache_directory() / "cmdstanpy" / key
+    folder.mkdir(parents=True)
+    (folder / f"{program.name}.stan").write_text(program.code)
+    executable = folder / program.name
+    executable.write_text(f"#!/bin/sh\nexit {exit_code}\n")
+    executable.chmod(0o755)
+    return executable
+
+
+def test_cmdstanpy_recompiles_a_cached_executable_that_cannot_start(fake_cmdstan):
+    from bayes_hier.engines import CacheRebuiltWarning
+
+    program = tiny_program()
+    executable = _cached_executable(program, 127)  # "libtbb.so not found" after a CmdStan move
+    with pytest.warns(CacheRebuiltWarning, match="does not start"):
+        CmdStanPyEngine().compile(program)
+    assert not executable.exists()  # removed, so that cmdstanpy compiles it again
+    assert FakeCmdStanModel.instances[0].stan_file == str(executable) + ".stan"
+
+
+def test_cmdstanpy_keeps_a_cached_executable_that_starts(fake_cmdstan, recwarn):
+    program = tiny_program()
+    executable = _cached_executable(program, 0)
+    CmdStanPyEngine().compile(program)
+    assert executable.exists()
+    assert not [w for w in recwarn if "does not start" in str(w.message)]
+
+
+def test_cmdstanpy_errors_tell_a_killed_chain_from_a_failed_run():
+    from bayes_hier.engines import ChainProcessError, EngineError
+    from bayes_hier.engines.cmdstanpy_engine import sampling_error
+
+    killed = RuntimeError("Error during sampling:\n\nCommand and output files:\n retcodes=[0, -9]")
+    failed = RuntimeError("Error during sampling:\nRejecting initial value\n retcodes=[70, 0]")
+    assert isinstance(sampling_error(tiny_program(), killed), ChainProcessError)
+    error = sampling_error(tiny_program(), failed)
+    assert type(error) is EngineError
+    assert "Rejecting initial value" in str(error)
+
+
+# --- pystan: one progress bar or nothing, and no file left in the temporary folder ---
+
+
+def test_progress_reader_turns_pystan_lines_into_one_bar():
+    import io
+
+    from bayes_hier.engines._progress import ProgressReader
+
+    shown = io.StringIO()
+    reader = ProgressReader(show=True, output=shown)
+    reader.write("Sampling:   0%")
+    reader.write("\nSampling:  25% (100/400)\nGradient evaluation took 1e-05 seconds\n")
+    assert (reader.bar.n, reader.bar.total) == (100, 400)
+    reader.write("Sampling: 100% (400/400), done.\nMessages received during sampling:\n")
+    reader.close()
+    text = shown.getvalue()
+    assert "400/400" in text
+    assert "Gradient" not in text and "Messages" not in text
+    silent = io.StringIO()
+    quiet = ProgressReader(show=False, output=silent)
+    quiet.write("Sampling:  25% (100/400)\n")
+    quiet.close()
+    assert silent.getvalue() == ""
+
+
+def _small_fit(engine, progress: bool = False, **settings):
+    import numpy as np
+
+    from bayes_hier import hierarchical_test
+
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.7, 0.8, (3, 10))
+    return hierarchical_test(
+        x,
+        x + 0.02 + rng.normal(0, 0.01, (3, 10)),
+        seed=3,
+        engine=engine,
+        warn=False,
+        progress=progress,
+        **{"chains": 2, "draws": 30, "warmup": 30, **settings},
+    )
+
+
+@pytest.mark.stan
+def test_pystan_output_is_one_progress_bar_or_nothing(engine, capfd):
+    if engine.name != "pystan":
+        pytest.skip("pystan's console output")
+    _small_fit(engine, progress=False)
+    quiet = capfd.readouterr()
+    assert quiet.out == "" and quiet.err == ""
+    _small_fit(engine, progress=True)
+    shown = capfd.readouterr()
+    assert "Sampling: 100%" in shown.err and "120/120" in shown.err  # 2 x (30 + 30)
+    for raw in ("Gradient evaluation took", "has no priors", "Building", "Messages"):
+        assert raw not in shown.err + shown.out
+
+
+@pytest.mark.stan
+def test_pystan_fit_leaves_the_temporary_folder_as_found(engine, tmp_path, monkeypatch):
+    if engine.name != "pystan":
+        pytest.skip("httpstan's socket files concern pystan only")
+    import cmdstanpy  # noqa: F401 (its own temporary folder is made at import, before the switch)
+
+    fresh = tmp_path / "tmp"
+    fresh.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(fresh))
+    _small_fit(engine)
+    assert os.listdir(fresh) == []

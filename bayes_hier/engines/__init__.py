@@ -12,6 +12,7 @@ from functools import cache
 
 from .base import Engine, SamplerSettings, cache_directory
 from .cmdstanpy_engine import CmdStanPyEngine
+from .errors import CacheDirectoryError, CacheRebuiltWarning, ChainProcessError, EngineError
 from .pystan_engine import PyStanEngine
 
 ENGINES: dict[str, type[Engine]] = {"pystan": PyStanEngine, "cmdstanpy": CmdStanPyEngine}
@@ -51,8 +52,12 @@ def get_engine(engine: str | Engine = "auto") -> Engine:
 __all__ = [
     "ENGINES",
     "ENGINE_VARIABLE",
+    "CacheDirectoryError",
+    "CacheRebuiltWarning",
+    "ChainProcessError",
     "CmdStanPyEngine",
     "Engine",
+    "EngineError",
     "PyStanEngine",
     "SamplerSettings",
     "cache_directory",

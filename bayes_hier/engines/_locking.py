@@ -8,16 +8,28 @@ from contextlib import contextmanager
 from filelock import FileLock
 
 from ..stan_programs import StanProgram
-from .base import cache_directory
+from ._cache import CACHE_VARIABLE, cache_directory, cache_error
 
 #: A first compilation takes about a minute; another process waits at most this long for it.
 COMPILE_LOCK_TIMEOUT = 1800
 
 
 @contextmanager
-def compile_lock(engine: str, program: StanProgram) -> Iterator[None]:
-    """Hold the lock of ``program`` for ``engine`` (one lock file per program text)."""
-    path = cache_directory() / "locks" / f"{engine}-{program.name}-{program.digest}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path), timeout=COMPILE_LOCK_TIMEOUT):
+def compile_lock(engine: str, program: StanProgram, key: str | None = None) -> Iterator[None]:
+    """Hold the lock of ``program`` for ``engine``.
+
+    One lock file per program text, or per ``key`` when the compiled model depends on more
+    than the text (e.g. the CmdStan installation).
+    """
+    folder = cache_directory() / "locks"
+    path = folder / f"{engine}-{key or f'{program.name}-{program.digest}'}.lock"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(path), timeout=COMPILE_LOCK_TIMEOUT)
+        lock.acquire()
+    except OSError as error:
+        raise cache_error(folder, CACHE_VARIABLE, error) from error
+    try:
         yield
+    finally:
+        lock.release()

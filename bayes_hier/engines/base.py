@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import arviz as az
 import numpy as np
 
 from ..stan_programs import StanProgram
+from ._cache import cache_directory
 
 StanData = Mapping[str, Any]
+
+__all__ = ["Engine", "SamplerSettings", "StanData", "cache_directory"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,8 @@ class SamplerSettings:
     max_treedepth, adapt_delta
         NUTS maximum tree depth (``max_depth``) and target acceptance rate (``delta``).
     progress
-        Show the engine's progress output.
+        Show one progress bar while sampling (nothing else: the engines' own console output,
+        compiler messages and log lines stay hidden unless compilation fails).
     """
 
     chains: int = 4
@@ -59,18 +61,6 @@ class SamplerSettings:
             raise ValueError(f"adapt_delta must be in (0, 1); got {self.adapt_delta}.")
         if self.inits is not None and len(self.inits) != self.chains:
             raise ValueError(f"Need one dict of initial values per chain ({self.chains}).")
-
-
-def cache_directory() -> Path:
-    """Where compiled models and their locks live (``$BAYES_HIER_CACHE`` overrides)."""
-    root = os.environ.get("BAYES_HIER_CACHE")
-    if root:
-        path = Path(root)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = Path(base) / "bayes_hier"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 class Engine(ABC):

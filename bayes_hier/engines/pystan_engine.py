@@ -1,10 +1,10 @@
 """The embedded engine: pystan 3 (httpstan), which ships the Stan compiler and headers.
 
-httpstan caches compiled models in its own cache directory, keyed by the program text and the
-Python executable; :func:`compile_lock` makes concurrent first compilations wait for each other
-instead of racing. httpstan also stores every *seeded* fit in that cache (about 6 MB per chain for
-the hierarchical model) so that the same request can be answered again; as this package always
-seeds, those files are deleted right after the draws have been read (see ``_discard_seeded_fits``).
+httpstan caches compiled models in its own cache directory (``$XDG_CACHE_HOME/httpstan``),
+keyed by the program text, the httpstan version and the Python executable; :func:`compile_lock`
+makes concurrent first compilations wait for each other instead of racing, and
+:mod:`._httpstan_cache` checks a cached model before it is used. What a fit leaves behind (stored
+fits, socket files) and a process pool broken by a dead chain are handled in :mod:`._httpstan`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import importlib.machinery
-import io
 import multiprocessing
 import os
 import sys
 import tempfile
-import threading
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,22 +26,29 @@ import arviz as az
 import numpy as np
 
 from ..stan_programs import StanProgram
+from . import _httpstan_cache
+from ._cache import writable_directory
 from ._event_loop import run_outside_event_loop
+from ._httpstan import httpstan_fit_scope, pool_is_broken, replace_broken_pool
+from ._httpstan import stop_chain_processes as stop_chain_processes
 from ._locking import compile_lock
+from ._progress import ProgressReader
 from .base import Engine, SamplerSettings, StanData
+from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
 
-_HTTPSTAN_CACHE_PATCH = threading.Lock()
+#: The environment variable that moves httpstan's cache (read by ``appdirs``).
+HTTPSTAN_CACHE_VARIABLE = "XDG_CACHE_HOME"
 
 
 @contextlib.contextmanager
-def _quiet(show: bool) -> Iterator[None]:
-    """Swallow pystan's console output (build and sampling progress) unless ``show``."""
-    if show:
-        yield
-        return
-    sink = io.StringIO()
-    with contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
-        yield
+def _console_output(progress: bool) -> Iterator[None]:
+    """Replace pystan's console output by one progress bar (``progress``) or by nothing."""
+    reader = ProgressReader(show=progress, output=sys.stderr)
+    try:
+        with contextlib.redirect_stderr(reader), contextlib.redirect_stdout(reader):
+            yield
+    finally:
+        reader.close()
 
 
 @contextlib.contextmanager
@@ -57,7 +62,7 @@ def _captured_file_descriptors() -> Iterator[Path]:
     sys.stderr.flush()
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "compile.log"
-        with log.open("wb") as sink, _quiet(False):
+        with log.open("wb") as sink, _console_output(False):
             saved = [os.dup(1), os.dup(2)]
             os.dup2(sink.fileno(), 1)
             os.dup2(sink.fileno(), 2)
@@ -70,48 +75,6 @@ def _captured_file_descriptors() -> Iterator[Path]:
                     os.close(descriptor)
 
 
-@contextlib.contextmanager
-def _discard_seeded_fits() -> Iterator[None]:
-    """Delete the fits that httpstan stores in its cache during the block.
-
-    httpstan's server runs in this process (pystan starts it inside its own event loop), so the
-    fits it dumps during the block are exactly this call's; fits of other processes are left alone.
-    """
-    import httpstan.cache
-
-    with _HTTPSTAN_CACHE_PATCH:
-        original = httpstan.cache.dump_fit
-        written: list[str] = []
-
-        def recording_dump_fit(fit_bytes: bytes, name: str) -> None:
-            written.append(name)
-            original(fit_bytes, name)
-
-        httpstan.cache.dump_fit = recording_dump_fit
-        try:
-            yield
-        finally:
-            httpstan.cache.dump_fit = original
-            for name in written:
-                with contextlib.suppress(OSError, KeyError):
-                    httpstan.cache.delete_fit(name)
-
-
-def stop_chain_processes() -> None:
-    """Terminate httpstan's chain worker processes that are still alive at interpreter exit.
-
-    httpstan samples in a module-level fork-based process pool. Normally the pool is joined when
-    the interpreter exits, but when its workers were started from a worker thread (as
-    :func:`run_outside_event_loop` does under Jupyter or pytest's event loops) they can outlive the
-    parent, keeping its standard output open and a CI job waiting.
-    """
-    stub = sys.modules.get("httpstan.services_stub")
-    processes = getattr(getattr(stub, "executor", None), "_processes", None) or {}
-    for process in list(processes.values()):
-        if process.is_alive():
-            process.terminate()
-
-
 atexit.register(stop_chain_processes)
 
 
@@ -119,6 +82,10 @@ class PyStanEngine(Engine):
     """Compile and sample with pystan 3; works offline, compiles with the system C++ compiler."""
 
     name = "pystan"
+
+    def __init__(self) -> None:
+        # model name -> size of the module checked in this process (a stat per fit, no hash)
+        self._checked: dict[str, int] = {}
 
     @classmethod
     def available(cls) -> bool:
@@ -129,40 +96,65 @@ class PyStanEngine(Engine):
         return True
 
     def is_compiled(self, program: StanProgram) -> bool:
-        # Look for the extension module without importing it: httpstan must import it only in
-        # the forked chain processes, never in this one.
-        import httpstan.cache
-        import httpstan.models
+        # Look for the extension module without importing it: a broken module would crash
+        # this process (see _httpstan_cache).
+        return _httpstan_cache.CacheEntry.of(program).module is not None
 
-        directory = httpstan.cache.model_directory(
-            httpstan.models.calculate_model_name(program.code)
-        )
-        return directory.is_dir() and any(
-            path.name.endswith(suffix)
-            for path in directory.iterdir()
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        )
+    def _usable(self, entry: _httpstan_cache.CacheEntry) -> str | None:
+        """None when the cached model can be used, else why not ("missing" if absent)."""
+        module = entry.module
+        if module is None:
+            return "missing"
+        if self._checked.get(entry.model_name) == module.stat().st_size:
+            return None
+        reason = _httpstan_cache.problem(entry)
+        if reason is None:
+            self._checked[entry.model_name] = module.stat().st_size
+        return reason
 
     def compile(self, program: StanProgram) -> None:
-        if self.is_compiled(program):
+        entry = _httpstan_cache.CacheEntry.of(program)
+        if self._usable(entry) is None:
             return
         with compile_lock(self.name, program):
-            if self.is_compiled(program):  # another process compiled it while we waited
+            reason = self._usable(entry)  # another process may have compiled it meanwhile
+            if reason is None:
                 return
-            print(
-                f"bayes_hier: compiling the Stan program {program.name!r} with pystan "
-                "(first use on this machine; about a minute)...",
-                file=sys.stderr,
-                flush=True,
-            )
-            with _captured_file_descriptors() as log:
-                try:
-                    run_outside_event_loop(lambda: asyncio.run(self._compile(program.code)))
-                except Exception as error:
-                    raise RuntimeError(
-                        f"Compiling {program.name!r} failed: {error}\nCompiler output (tail):\n"
-                        f"{log.read_text(errors='replace')[-4000:]}"
-                    ) from error
+            if reason != "missing":
+                warnings.warn(
+                    f"The compiled Stan program {program.name!r} in {entry.directory} cannot be "
+                    f"used ({reason}); it is compiled again.",
+                    CacheRebuiltWarning,
+                    stacklevel=2,
+                )
+                self._checked.pop(entry.model_name, None)
+                import httpstan.cache
+
+                httpstan.cache.delete_model_directory(entry.model_name)
+            self._compile_into_cache(program, entry)
+
+    def _compile_into_cache(self, program: StanProgram, entry: _httpstan_cache.CacheEntry) -> None:
+        import httpstan.cache
+
+        writable_directory(httpstan.cache.cache_directory(), HTTPSTAN_CACHE_VARIABLE)
+        print(
+            f"bayes_hier: compiling the Stan program {program.name!r} with pystan "
+            "(first use on this machine; about a minute)...",
+            file=sys.stderr,
+            flush=True,
+        )
+        with _captured_file_descriptors() as log:
+            try:
+                run_outside_event_loop(lambda: asyncio.run(self._compile(program.code)))
+            except Exception as error:
+                raise EngineError(
+                    f"Compiling {program.name!r} failed: {error}\nCompiler output (tail):\n"
+                    f"{log.read_text(errors='replace')[-4000:]}"
+                ) from error
+        _httpstan_cache.write_manifest(entry)
+        module = entry.module
+        if module is not None:
+            self._checked[entry.model_name] = module.stat().st_size
 
     @staticmethod
     async def _compile(code: str) -> None:
@@ -173,31 +165,38 @@ class PyStanEngine(Engine):
             if response.status != 201:
                 raise RuntimeError(f"Stan compilation failed: {response.json().get('message')}")
 
-    def _build(
-        self, program: StanProgram, data: StanData, seed: int | None, show_output: bool
-    ) -> Any:
-        import stan
-
-        self.compile(program)
-        with _quiet(show_output):
-            return stan.build(program.code, data=dict(data), random_seed=seed)
-
     def sample(
         self, program: StanProgram, data: StanData, settings: SamplerSettings
     ) -> az.InferenceData:
+        import stan
+
+        self.compile(program)
+
         def run() -> az.InferenceData:
-            with _discard_seeded_fits():
-                model = self._build(program, data, settings.seed, show_output=settings.progress)
-                inits = [dict(i) for i in settings.inits] if settings.inits else None
-                with _quiet(settings.progress):
-                    fit = model.sample(
-                        num_chains=settings.chains,
-                        num_samples=settings.draws,
-                        num_warmup=settings.warmup,
-                        max_depth=settings.max_treedepth,
-                        delta=settings.adapt_delta,
-                        **({"init": inits} if inits else {}),
-                    )
+            inits = [dict(i) for i in settings.inits] if settings.inits else None
+            with httpstan_fit_scope():
+                try:
+                    with _console_output(False):
+                        model = stan.build(program.code, data=dict(data), random_seed=settings.seed)
+                    with _console_output(settings.progress):
+                        fit = model.sample(
+                            num_chains=settings.chains,
+                            num_samples=settings.draws,
+                            num_warmup=settings.warmup,
+                            max_depth=settings.max_treedepth,
+                            delta=settings.adapt_delta,
+                            **({"init": inits} if inits else {}),
+                        )
+                except Exception as error:
+                    if pool_is_broken():
+                        replace_broken_pool()
+                        raise ChainProcessError(
+                            f"A chain process of the Stan program {program.name!r} ended "
+                            "abnormally during sampling (killed, e.g. by the out-of-memory "
+                            "killer, or crashed). The chain processes have been restarted: the "
+                            "next fit can run in this Python process."
+                        ) from error
+                    raise
             return az.from_pystan(
                 posterior=fit,
                 posterior_model=model,
@@ -236,7 +235,7 @@ def _log_densities(code: str, data: dict[str, Any], points: list[dict[str, Any]]
     """Runs in a spawned process: log density without Jacobian at each constrained point."""
     import stan
 
-    with _quiet(False):
+    with _console_output(False):
         model = stan.build(code, data=data)
     return [
         float(model.log_prob(model.unconstrain_pars(point), adjust_transform=False))

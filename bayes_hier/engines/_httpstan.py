@@ -1,0 +1,150 @@
+"""What pystan's server, httpstan, leaves behind, and how it recovers from a dead chain process.
+
+httpstan runs inside this process (pystan starts it in its own event loop) and samples in a
+module-level, fork-based process pool (``httpstan.services_stub.executor``). Three of its
+habits are handled here:
+
+* every *seeded* fit is stored in httpstan's cache (about 6 MB per chain for the hierarchical
+  model) so that the same request can be answered again; as this package always seeds, those
+  files are deleted once the draws have been read;
+* each chain talks to the server through a Unix socket ``httpstan_*.sock`` made with
+  :func:`tempfile.mkstemp` and never removed; they are removed after the fit;
+* when a chain process dies (killed, e.g. by the out-of-memory killer), the pool is "broken"
+  and refuses every later fit; it is replaced by a new pool.
+
+All of it patches httpstan's module globals for the duration of one fit, under one lock, so the
+fits of one process run one at a time (as they did: httpstan's pool has one worker per core).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import multiprocessing
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+_FIT_SCOPE = threading.Lock()
+
+
+class _RecordingTempfile:
+    """Stands in for the :mod:`tempfile` module in httpstan: records what ``mkstemp`` names.
+
+    The files stay where httpstan puts them (a longer path could exceed the 108 characters a
+    Unix socket path may have) and are removed when the fit is over.
+    """
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def mkstemp(self, *arguments: Any, **keywords: Any) -> tuple[int, str]:
+        descriptor, name = tempfile.mkstemp(*arguments, **keywords)
+        self.names.append(name)
+        return descriptor, name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(tempfile, name)
+
+
+@contextlib.contextmanager
+def _removing_sockets() -> Iterator[None]:
+    """Remove the socket files httpstan creates for its chains during the block."""
+    import httpstan.services_stub as stub
+
+    original = stub.tempfile
+    recording = _RecordingTempfile()
+    stub.tempfile = recording  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        stub.tempfile = original
+        for name in recording.names:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+
+
+@contextlib.contextmanager
+def _discard_seeded_fits() -> Iterator[None]:
+    """Delete the fits that httpstan stores in its cache during the block.
+
+    The server runs in this process, so the fits it dumps during the block are exactly this
+    call's; fits of other processes are left alone.
+    """
+    import httpstan.cache
+
+    original = httpstan.cache.dump_fit
+    written: list[str] = []
+
+    def recording_dump_fit(fit_bytes: bytes, name: str) -> None:
+        written.append(name)
+        original(fit_bytes, name)
+
+    httpstan.cache.dump_fit = recording_dump_fit
+    try:
+        yield
+    finally:
+        httpstan.cache.dump_fit = original
+        for name in written:
+            with contextlib.suppress(OSError, KeyError):
+                httpstan.cache.delete_fit(name)
+
+
+@contextlib.contextmanager
+def httpstan_fit_scope() -> Iterator[None]:
+    """One pystan fit that leaves nothing behind: no stored fit, no socket file, and a usable
+    process pool (replaced first if an earlier fit broke it)."""
+    with _FIT_SCOPE:
+        replace_broken_pool()
+        with _removing_sockets(), _discard_seeded_fits():
+            yield
+
+
+def _executor() -> concurrent.futures.ProcessPoolExecutor | None:
+    stub = sys.modules.get("httpstan.services_stub")
+    return getattr(stub, "executor", None)
+
+
+def pool_is_broken() -> bool:
+    """Whether a chain process of httpstan's pool died, leaving the pool unusable."""
+    return bool(getattr(_executor(), "_broken", False))
+
+
+def replace_broken_pool() -> bool:
+    """Replace httpstan's process pool by a new one if it is broken; say whether it was.
+
+    The old pool's surviving workers are terminated and reaped, so none is left orphaned.
+    """
+    if not pool_is_broken():
+        return False
+    import httpstan.services_stub as stub
+
+    broken = stub.executor
+    _terminate_workers(broken)
+    broken.shutdown(wait=True, cancel_futures=True)
+    stub.executor = concurrent.futures.ProcessPoolExecutor(
+        mp_context=multiprocessing.get_context("fork"), initializer=stub.init_worker
+    )
+    return True
+
+
+def _terminate_workers(pool: Any, timeout: float = 5.0) -> None:
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.terminate()
+    for process in list(processes.values()):
+        process.join(timeout)
+
+
+def stop_chain_processes() -> None:
+    """Terminate httpstan's chain worker processes that are still alive at interpreter exit.
+
+    Normally the pool is joined when the interpreter exits, but when its workers were started
+    from a worker thread (as :func:`run_outside_event_loop` does under Jupyter or pytest's event
+    loops) they can outlive the parent, keeping its standard output open and a CI job waiting.
+    """
+    _terminate_workers(_executor())
