@@ -28,7 +28,7 @@ def rope_grid(max_rope: float, num: int = 41) -> np.ndarray:
 def rope_sensitivity(
     probs_at: Callable[[Rope], Probabilities], max_rope: float, num: int = 41
 ) -> pd.DataFrame:
-    """Probabilities for the symmetric ropes ``[-r, r]``, ``r = 0 .. max_rope``.
+    """Probabilities for the symmetric ropes ``[-r, r]``, ``r`` from 0 to ``max_rope``.
 
     Parameters
     ----------
