@@ -7,7 +7,7 @@ JOBS ?= 2
 export BAYES_HIER_DATA := $(abspath $(DATA))
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean paper paper-quick calibrate
+.PHONY: demo test lint bench clean paper paper-quick calibrate docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,5 +43,13 @@ paper-quick: $(VENV)/.installed-test
 calibrate: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.calibration --out results/calibration --jobs $(JOBS)
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[docs]"
+	touch $@ $(VENV)/.installed
+
+# The HTML site in docs/_build/html, offline; warnings (nitpicky cross-references included) fail.
+docs: $(VENV)/.installed-docs
+	$(BIN)/sphinx-build -W --keep-going -n -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) build dist demo_output .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist demo_output .pytest_cache .ruff_cache docs/_build docs/jupyter_execute
