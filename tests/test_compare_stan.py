@@ -1,0 +1,61 @@
+"""compare(method="hierarchical"): each pair is hierarchical_test on that pair, whatever the
+number of workers (small simulated frames, short chains)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+from bayes_hier import compare, hierarchical_test
+from bayes_hier.compare.core import pair_seed
+
+from .test_compare import make_frame
+
+MCMC = {"chains": 2, "draws": 300, "warmup": 300}
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return make_frame({"a": 0.0, "b": 0.01, "c": 0.02}, q=4, runs=2, folds=5, seed=3)
+
+
+@pytest.fixture(scope="module")
+def inline(frame, engine):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare(frame, rope=0.005, seed=7, engine=engine, **MCMC)
+
+
+@pytest.mark.stan
+def test_each_pair_is_the_two_model_hierarchical_test(frame, inline, engine):
+    assert inline.method == "hierarchical"
+    for first, second in [("a", "b"), ("a", "c"), ("b", "c")]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            alone = hierarchical_test(
+                frame,
+                rope=0.005,
+                models=(first, second),
+                seed=pair_seed(7, first, second),
+                engine=engine,
+                **MCMC,
+            )
+        pair = inline[first, second]
+        assert type(pair) is type(alone)
+        assert pair.probs == alone.probs
+        assert pair.population.mean == alone.population.mean
+    table = inline.pairs
+    assert (table["divergences"] >= 0).all() and table["max_rhat"].between(0.9, 1.5).all()
+    assert not math.isnan(table["hdi_low"].iloc[0])
+    assert inline["c", "a"].probs.left == inline["a", "c"].probs.right
+
+
+@pytest.mark.stan
+def test_two_workers_give_the_same_numbers(frame, inline):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel = compare(frame, rope=0.005, seed=7, jobs=2, **MCMC)
+    columns = ["p_first_better", "p_rope", "p_second_better", "mean_difference", "max_rhat"]
+    assert parallel.pairs[columns].equals(inline.pairs[columns])
