@@ -7,7 +7,7 @@ JOBS ?= 2
 export BAYES_HIER_DATA := $(abspath $(DATA))
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean paper paper-quick calibrate docs
+.PHONY: demo test lint bench clean paper paper-quick calibrate docs demo-many report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,18 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python -m bayes_hier.demo
 
+# The 5 classifiers on the real data, all 10 pairs (hierarchical test): report in demo_output/many.
+demo-many: $(VENV)/.installed
+	$(BIN)/bayes-hier compare $(DATA)/uci_weka_10x10cv.csv --rope 1 --seed 1 --jobs $(JOBS) \
+		--out demo_output/many
+
+# Render demo_output/many/report.html in headless Chromium (Debian: apt-get install chromium).
+report-screenshot: demo-many
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run \
+		--user-data-dir=$$(mktemp -d) --screenshot=demo_output/many/report.png \
+		--window-size=1200,2000 file://$(abspath demo_output/many/report.html)
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check bayes_hier tests benchmarks
 
@@ -33,6 +45,7 @@ test: lint
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.run --out benchmarks/RESULTS.md
+	$(BIN)/python -m benchmarks.compare --out benchmarks/COMPARE.md --jobs $(JOBS)
 
 paper: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --full --out results --jobs $(JOBS) --data $(DATA)
