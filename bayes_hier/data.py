@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ._validate import check_bool, check_int
 from .rope import Rope, RopeLike
 
 #: More results than this per data set with ``runs`` not given trigger a warning.
@@ -64,12 +65,88 @@ def finite_scores(
     return scores
 
 
+def _float_array(values: Any, label: str) -> np.ndarray:
+    """``values`` as a float array; :class:`TypeError` naming ``label`` unless they are numbers.
+
+    Booleans, integers and floats are accepted (object arrays of numbers too); strings, dates,
+    complex numbers and other objects are refused rather than cast.
+    """
+    try:
+        array = np.asarray(values)
+    except ValueError:  # a ragged nesting that is not one array
+        raise ValueError(
+            f"{label} must be a 1-D array, a 2-D array (data sets x folds) or a list of 1-D "
+            "arrays of fold scores; got a nesting of unequal depth."
+        ) from None
+    if array.dtype.kind in "biuf":
+        return array.astype(float)
+    if array.dtype.kind == "O":
+        try:
+            return array.astype(float)
+        except (TypeError, ValueError):
+            pass
+    example = next(iter(array.flat), None)
+    raise TypeError(
+        f"{label} must hold numbers (scores); got values of type {array.dtype} "
+        f"(e.g. {example!r}). Convert them to floats first."
+    )
+
+
+def _numeric_frame(frame: pd.DataFrame, label: str) -> np.ndarray:
+    """A frame of scores (data sets x folds) as a float array; a tidy frame is refused."""
+    text = [str(c) for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if text:
+        raise ValueError(
+            f"{label} is a data frame with non-numeric columns {text[:5]}: pass a tidy frame "
+            "(columns dataset, model, run, fold, score) alone as x, with "
+            "models=(first, second); two frames x and y must hold only scores "
+            "(data sets x folds)."
+        )
+    return frame.to_numpy(dtype=float)
+
+
+def _check_same_labels(x_labels: pd.Index, y_labels: pd.Index, axis: str) -> None:
+    for label, labels in (("x", x_labels), ("y", y_labels)):
+        if labels.has_duplicates:
+            repeated = list(pd.unique(labels[labels.duplicated()]))[:5]
+            raise ValueError(
+                f"{label} has repeated {axis} labels {repeated}: pandas inputs are paired by "
+                "label, so each label must appear once (or pass .to_numpy() to pair by position)."
+            )
+    if not x_labels.equals(y_labels) and set(x_labels) != set(y_labels):
+        only_x = [v for v in x_labels if v not in set(y_labels)][:5]
+        only_y = [v for v in y_labels if v not in set(x_labels)][:5]
+        raise ValueError(
+            f"x and y have different {axis} labels (only in x: {only_x}; only in y: {only_y}). "
+            "pandas inputs are paired by label: give both the same labels, or pass "
+            ".to_numpy() to pair them by position."
+        )
+
+
+def align_by_label(x: Any, y: Any) -> tuple[Any, Any]:
+    """``x`` and ``y`` paired by label when both are pandas objects of the same kind.
+
+    Two Series are aligned on their index, two DataFrames on their index (data sets) and columns
+    (folds): ``y`` is reordered to ``x``'s labels, so the order of the rows does not matter.
+    Different or repeated labels raise a ValueError naming ``x`` and ``y``. Any other pair
+    (arrays, lists, a Series with an array) is paired by position.
+    """
+    if isinstance(x, pd.Series) and isinstance(y, pd.Series):
+        _check_same_labels(x.index, y.index, "index")
+        return x, y.reindex(x.index)
+    if isinstance(x, pd.DataFrame) and isinstance(y, pd.DataFrame):
+        _check_same_labels(x.index, y.index, "index (data set)")
+        _check_same_labels(x.columns, y.columns, "column (fold)")
+        return x, y.reindex(index=x.index, columns=x.columns)
+    return x, y
+
+
 def _as_float_rows(values: Any, label: str) -> list[np.ndarray]:
     """Turn a 1-D array (one data set), a 2-D array (q x n) or a list of 1-D arrays into rows."""
     if isinstance(values, pd.DataFrame):
-        values = values.to_numpy()
-    if isinstance(values, np.ndarray) or np.isscalar(values):
-        array = np.asarray(values, dtype=float)
+        values = _numeric_frame(values, label)
+    if isinstance(values, (np.ndarray, pd.Series)) or np.isscalar(values):
+        array = _float_array(values, label)
         if array.ndim == 1:
             return [array]
         if array.ndim == 2:
@@ -78,12 +155,17 @@ def _as_float_rows(values: Any, label: str) -> list[np.ndarray]:
             f"{label} must be a 1-D array (one data set), a 2-D array (data sets x folds) or a "
             f"list of 1-D arrays; got an array with {array.ndim} dimensions."
         )
-    rows = list(values)
+    try:
+        rows = list(values)
+    except TypeError:
+        raise TypeError(
+            f"{label} must be an array or a list of fold scores; got {type(values).__name__}."
+        ) from None
     if rows and all(np.isscalar(v) for v in rows):
-        return [np.asarray(rows, dtype=float)]
+        return [_float_array(rows, label)]
     out = []
     for i, row in enumerate(rows):
-        array = np.asarray(row, dtype=float)
+        array = _float_array(row, f"{label}[{i}]")
         if array.ndim != 1:
             raise ValueError(
                 f"{label}[{i}] must be a 1-D array of fold scores; got shape {array.shape}."
@@ -101,6 +183,17 @@ def _per_dataset(value: Any, q: int, label: str) -> np.ndarray:
             f"{label} must be one number or one value per data set ({q}); got shape {array.shape}."
         )
     return array
+
+
+def _runs_per_dataset(runs: Any, q: int) -> np.ndarray:
+    """``runs`` (one count, or one per data set) as q integers >= 1 (see :mod:`._validate`)."""
+    if np.ndim(runs) == 0:
+        return np.full(q, check_int(runs, "runs", minimum=1))
+    if np.shape(runs) != (q,):
+        raise ValueError(
+            f"runs must be one number or one value per data set ({q}); got shape {np.shape(runs)}."
+        )
+    return np.array([check_int(r, f"runs[{i}]", minimum=1) for i, r in enumerate(runs)])
 
 
 @dataclass(frozen=True)
@@ -176,10 +269,7 @@ class CVData:
                     f"Data set {name!r} has {int(bad.sum())} NaN or infinite value(s) (positions "
                     f"{where}). Remove or re-run the failed folds before the analysis."
                 )
-        runs_array = _per_dataset(runs, q, "runs")
-        if np.any(runs_array < 1) or np.any(runs_array != np.round(runs_array)):
-            raise ValueError(f"runs must be positive whole numbers; got {runs!r}.")
-        runs_array = runs_array.astype(int)
+        runs_array = _runs_per_dataset(runs, q)
         n = np.array([row.size for row in rows])
         for name, n_i, r_i in zip(datasets, n, runs_array):
             if n_i % r_i:
@@ -209,7 +299,9 @@ class CVData:
         object.__setattr__(self, "datasets", datasets)
         object.__setattr__(self, "names", (str(names[0]), str(names[1])))
         object.__setattr__(self, "scores", scores)
-        object.__setattr__(self, "higher_is_better", bool(higher_is_better))
+        object.__setattr__(
+            self, "higher_is_better", check_bool(higher_is_better, "higher_is_better")
+        )
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -231,9 +323,20 @@ class CVData:
         ``x`` and ``y`` must come from the same train/test split. ``runs=None`` means a single
         run of k-fold cross-validation (``rho = 1/n``); as that is rarely right for more than
         ``MANY_FOLDS`` results, it warns then: pass ``runs`` explicitly.
+
+        pandas inputs are paired by label (:func:`align_by_label`): two Series on their index,
+        two DataFrames on their index (data sets) and columns (folds).
         """
+        higher_is_better = check_bool(higher_is_better, "higher_is_better")
+        x, y = align_by_label(x, y)
         x_rows = _as_float_rows(x, "x")
         y_rows = _as_float_rows(y, "y")
+        if not any(row.size for row in x_rows + y_rows):
+            raise ValueError(
+                f"x and y hold no scores (shapes {np.shape(x)} and {np.shape(y)}): give the fold "
+                "scores of each model, a 1-D array for one data set or a 2-D array (data sets x "
+                "folds) for several."
+            )
         if len(x_rows) != len(y_rows):
             raise ValueError(
                 f"x has {len(x_rows)} data sets and y has {len(y_rows)}: the two models must be "
@@ -292,6 +395,7 @@ class CVData:
             Mapping from the roles ``dataset, model, run, fold, score`` to column names, e.g.
             ``{"model": "classifier", "score": "accuracy"}``.
         """
+        higher_is_better = check_bool(higher_is_better, "higher_is_better")
         roles = {**DEFAULT_COLUMNS, **(dict(columns) if columns else {})}
         unknown = set(roles) - set(DEFAULT_COLUMNS)
         if unknown:
@@ -316,8 +420,11 @@ class CVData:
                     "with models=(first, second)."
                 )
             models = present
-        if len(models) != 2:
-            raise ValueError(f"models must name two models; got {models!r}.")
+        if isinstance(models, str) or len(models) != 2 or models[0] == models[1]:
+            raise ValueError(
+                f"models must name two different models of the frame, (first, second); got "
+                f"{models!r} (models in the frame: {present})."
+            )
         for model in models:
             if model not in present:
                 raise ValueError(f"Model {model!r} is not in the frame (models: {present}).")
@@ -543,10 +650,14 @@ def per_dataset_differences(
     * 1-D ``x`` and ``y``: one (already averaged) score per data set;
     * 2-D arrays (data sets x folds), lists of 1-D arrays, a tidy data frame or a
       :class:`~bayes_hier.data.CVData`: the fold differences are averaged per data set.
+
+    Two pandas Series (or DataFrames) are paired by label (:func:`align_by_label`).
     """
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
     if y is not None and _is_flat(x) and _is_flat(y):
-        xs = np.asarray(x, dtype=float)
-        ys = np.asarray(y, dtype=float)
+        x, y = align_by_label(x, y)
+        xs = _float_array(x, "x")
+        ys = _float_array(y, "y")
         if xs.shape != ys.shape:
             raise ValueError(
                 f"x and y have different lengths ({xs.size} vs {ys.size}): give one score per "

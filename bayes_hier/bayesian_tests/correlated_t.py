@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validate import check_int
 from ..data import CVData, as_single_cvdata
 from ..decision import OUTCOMES
 from ..probabilities import Probabilities
 from ..rope import Rope, RopeLike
-from ._inputs import resolve_seed
+from ..seeding import SeedLike, resolve_seed
 from .result import BayesianTestResult
 
 if TYPE_CHECKING:
@@ -122,14 +123,14 @@ class CorrelatedTResult(BayesianTestResult):
         half = float(stats.t.ppf(0.5 + prob / 2, self.df)) * self.scale
         return self.loc - half, self.loc + half
 
-    def sample(self, n: int = 50_000, seed: int | np.random.Generator | None = None) -> np.ndarray:
-        """``n`` draws of μ from the posterior (``numpy.random.default_rng(seed)``)."""
-        if int(n) != n or n < 1:
-            raise ValueError(f"n must be a positive integer; got {n}.")
+    def sample(self, n: int = 50_000, seed: SeedLike = None) -> np.ndarray:
+        """``n`` draws of μ from the posterior (``numpy.random.default_rng`` seeded by
+        :func:`~bayes_hier.seeding.resolve_seed`)."""
+        n = check_int(n, "n", minimum=1)
         if self.scale == 0:
-            return np.full(int(n), self.loc)
-        rng = np.random.default_rng(resolve_seed(seed))
-        return self.loc + self.scale * rng.standard_t(self.df, int(n))
+            return np.full(n, self.loc)
+        rng = np.random.default_rng(resolve_seed(seed, "seed"))
+        return self.loc + self.scale * rng.standard_t(self.df, n)
 
     @property
     def t_statistic(self) -> float:

@@ -9,11 +9,8 @@ import numpy as np
 
 from ..data import per_dataset_differences
 from ..rope import Rope, RopeLike
-from ._inputs import (
-    check_nsamples,
-    check_prior,
-    resolve_seed,
-)
+from ..seeding import SeedLike, resolve_seed
+from ._inputs import check_nsamples, check_prior
 from .result import SimplexResult
 
 #: Where the prior pseudo-observation of weight ``prior`` goes.
@@ -74,7 +71,7 @@ def sign_test(
     prior: float = 1.0,
     prior_place: str | int = "rope",
     nsamples: int = 50_000,
-    seed: int | np.random.Generator | None = None,
+    seed: SeedLike = None,
     names: Sequence[str] | None = None,
     models: Sequence[str] | None = None,
     columns: Mapping[str, str] | None = None,
@@ -102,8 +99,10 @@ def sign_test(
     nsamples
         Number of posterior samples.
     seed
-        Integer seed, a :class:`numpy.random.Generator` or ``None`` (a fresh seed, recorded in
-        ``result.settings["seed"]``). The same seed gives a bit-identical sample.
+        A non-negative integer, a :class:`numpy.random.Generator` or
+        :class:`numpy.random.SeedSequence`, or ``None`` (a fresh seed, recorded in
+        ``result.settings["seed"]``); see :mod:`bayes_hier.seeding`. The same seed gives a
+        bit-identical sample.
     names, models, columns, higher_is_better
         As for :func:`~bayes_hier.hierarchical_test`.
     """
@@ -114,7 +113,7 @@ def sign_test(
     prior = check_prior(prior)
     place = _prior_place(prior_place)
     nsamples = check_nsamples(nsamples)
-    seed = resolve_seed(seed)
+    seed = resolve_seed(seed, "seed")
     z = data.differences
 
     def resample(r: Rope) -> np.ndarray:

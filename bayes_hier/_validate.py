@@ -1,0 +1,83 @@
+"""Type checks of flags and counts shared by every public function.
+
+Arguments are checked as what they stand for, never coerced from another type:
+
+* **flags** (``higher_is_better``, ``progress``, ``warn``, ...) must be ``True`` or ``False``
+  (Python or NumPy booleans). ``"no"``, ``0`` or ``None`` raise :class:`TypeError`: ``bool("no")``
+  is ``True``, so a string would silently mean the opposite of what it says.
+* **counts** (``runs``, ``chains``, ``draws``, ``warmup``, ``nsamples``, ...) must be integers
+  (Python or NumPy). ``True``/``False`` raise :class:`TypeError` (``runs=True`` is not 1 run).
+  A float holding a whole number (``2.0``) is accepted as that integer, because counts computed
+  with NumPy or pandas (``n / folds``) arrive as floats and baycomp accepts them too; a float
+  with a fractional part (``2.5``) raises :class:`ValueError`, and so does a count below its
+  minimum. Strings and other types raise :class:`TypeError`.
+
+Every message names the argument and says what to pass instead. Seeds follow their own policy in
+:mod:`bayes_hier.seeding`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """``value`` as a Python bool; :class:`TypeError` naming ``name`` unless it is a boolean.
+
+    Examples
+    --------
+    >>> check_bool(np.True_, "warn")
+    True
+    >>> check_bool("no", "higher_is_better")
+    Traceback (most recent call last):
+    ...
+    TypeError: higher_is_better must be True or False; got 'no' of type str.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+
+
+def check_int(value: Any, name: str, minimum: int | None = None) -> int:
+    """``value`` as a Python int (see the module docstring for what is accepted).
+
+    Parameters
+    ----------
+    value
+        The argument as given.
+    name
+        Its name in the caller's signature, for the messages.
+    minimum
+        Smallest allowed value (``None``: no bound).
+
+    Raises
+    ------
+    TypeError
+        For booleans, strings and anything that is not a number.
+    ValueError
+        For a float with a fractional part, a non-finite float, or a value below ``minimum``.
+
+    Examples
+    --------
+    >>> check_int(np.int64(3), "chains", 1), check_int(2.0, "runs", 1)
+    (3, 2)
+    >>> check_int(True, "runs", 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: runs must be an integer; got True of type bool.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be an integer; got {value!r} of type {type(value).__name__}.")
+    if not isinstance(value, numbers.Integral):
+        if not (np.isfinite(value) and float(value).is_integer()):
+            raise ValueError(f"{name} must be a whole number; got {value!r}.")
+    number = int(value)
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be at least {minimum}; got {number}.")
+    return number
+
+
+__all__ = ["check_bool", "check_int"]
