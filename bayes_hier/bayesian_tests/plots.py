@@ -1,24 +1,60 @@
-"""Plots of the Bayesian tests: the Student posterior density and the histogram of θ."""
+"""Plots of the Bayesian tests: the Student posterior density and the histogram of θ.
+
+The plots read a result through the attributes listed by :class:`StudentPosterior` and
+:class:`SimplexPosterior` (duck typing), so this module does not import the result classes
+(which import it to draw themselves): no import cycle.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..plots import _axes
+from ..probabilities import Probabilities
+from ..rope import Rope
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .correlated_t import CorrelatedTResult
-    from .result import SimplexResult
-
 COLOURS = {"left": "tab:blue", "rope": "tab:gray", "right": "tab:orange"}
 
 
-def plot_student_density(result: CorrelatedTResult, ax: Axes | None = None) -> Figure:
+class _Posterior(Protocol):
+    """What every plot reads: model names, outcome labels, the rope and the probabilities."""
+
+    names: tuple[str, str]
+    rope: Rope
+
+    @property
+    def probs(self) -> Probabilities: ...
+
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+
+
+class StudentPosterior(_Posterior, Protocol):
+    """A Student posterior of the mean difference (e.g. a ``CorrelatedTResult``)."""
+
+    test_name: str
+    loc: float
+    scale: float
+
+    @property
+    def posterior(self) -> Any:
+        """A frozen :mod:`scipy.stats` distribution (``None`` for a point mass at ``loc``)."""
+
+
+class SimplexPosterior(_Posterior, Protocol):
+    """A posterior sample on the simplex, shape (m, 3) (e.g. a ``SimplexResult``)."""
+
+    sample: np.ndarray
+
+
+def plot_student_density(result: StudentPosterior, ax: Axes | None = None) -> Figure:
     """Posterior density of the mean difference, the rope shaded, the masses labelled."""
     fig, ax = _axes(ax, (7, 4.5))
     rope, p = result.rope, result.probs
@@ -75,7 +111,7 @@ def plot_student_density(result: CorrelatedTResult, ax: Axes | None = None) -> F
     return fig
 
 
-def plot_histogram(result: SimplexResult, ax: Axes | None = None, bins: int = 50) -> Figure:
+def plot_histogram(result: SimplexPosterior, ax: Axes | None = None, bins: int = 50) -> Figure:
     """Histogram of the posterior sample.
 
     With an empty rope, the histogram of θ_right with the line θ = 1/2 and the two

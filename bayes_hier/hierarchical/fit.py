@@ -10,13 +10,16 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from ..data import as_cvdata
+from .._validate import check_bool, check_int
+from ..data import CVData, as_cvdata
 from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
 from ..engines import Engine, SamplerSettings, get_engine
-from ..rope import RopeLike
+from ..rope import Rope, RopeLike
+from ..seeding import SEED_BOUND, SeedLike, resolve_seed
 from ..stan_programs import load_program
 from .likelihood import delta_full_conditional
 from .model_input import (
+    NU_PRIORS,
     HierarchicalPrior,
     ModelInput,
     build_model_input,
@@ -53,18 +56,20 @@ class SeedStreams:
     deltas: np.random.Generator
 
 
-def seed_streams(seed: int | None) -> SeedStreams:
-    """Split one seed into the streams of a fit; the same seed gives the same numbers."""
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0] % 2**31)
-    if not 0 <= int(seed) < 2**31:
-        raise ValueError(f"seed must be an integer in [0, 2**31); got {seed}.")
-    perturbation, inits, stan, deltas = np.random.SeedSequence(int(seed)).spawn(4)
+def seed_streams(seed: SeedLike) -> SeedStreams:
+    """Split one seed into the streams of a fit; the same seed gives the same numbers.
+
+    ``seed`` follows the package's policy (:func:`~bayes_hier.seeding.resolve_seed`): ``None``,
+    a non-negative int, a :class:`numpy.random.Generator` or a
+    :class:`numpy.random.SeedSequence`; anything else raises a TypeError naming ``seed``.
+    """
+    resolved = resolve_seed(seed, "seed")
+    perturbation, inits, stan, deltas = np.random.SeedSequence(resolved).spawn(4)
     return SeedStreams(
-        seed=int(seed),
+        seed=resolved,
         perturbation=np.random.default_rng(perturbation),
         inits=np.random.default_rng(inits),
-        stan=int(stan.generate_state(1)[0] % 2**31),
+        stan=int(stan.generate_state(1)[0] % SEED_BOUND),
         deltas=np.random.default_rng(deltas),
     )
 
@@ -171,7 +176,7 @@ def hierarchical_test(
     chains: int = 4,
     draws: int = 1000,
     warmup: int = 1000,
-    seed: int | None = None,
+    seed: SeedLike = None,
     engine: str | Engine = "auto",
     sigma_factor: float = 1000.0,
     sigma0_factor: float = 1000.0,
@@ -224,8 +229,14 @@ def hierarchical_test(
     higher_is_better
         ``False`` for errors, losses or times: the differences are negated so that ``right``
         still means the second model is better.
-    chains, draws, warmup, seed
-        MCMC settings; a seed gives identical numbers run after run on the same engine.
+    chains, draws, warmup
+        MCMC settings: integers (``chains, draws >= 1``, ``warmup >= 0``); booleans and
+        fractional numbers raise (see :mod:`bayes_hier._validate`).
+    seed
+        ``None`` (a fresh seed, recorded in ``result.settings["seed"]``), a non-negative int, a
+        :class:`numpy.random.Generator` or a :class:`numpy.random.SeedSequence`
+        (:mod:`bayes_hier.seeding`); a seed gives identical numbers run after run on the same
+        engine.
     engine
         ``"auto"`` (cmdstanpy when CmdStan is installed, else pystan), ``"pystan"`` or
         ``"cmdstanpy"``; the environment variable ``BAYES_HIER_ENGINE`` overrides ``"auto"``.
@@ -243,10 +254,18 @@ def hierarchical_test(
     Returns
     -------
     HierarchicalResult
+
+    Notes
+    -----
+    The steps, each a function of this module: :func:`prepare_input` (validated data and rope)
+    -> :func:`~.model_input.build_model_input` (the Stan data, rescaled) ->
+    :func:`sampler_settings` -> :func:`run_hierarchical_fit` (sampling and the completed
+    posterior) -> :func:`summarise_fit` (diagnostics and the result).
     """
-    cv = as_cvdata(
+    cv, parsed_rope = prepare_input(
         x,
         y,
+        rope,
         runs,
         names=names,
         models=models,
@@ -254,12 +273,6 @@ def hierarchical_test(
         rho=rho,
         higher_is_better=higher_is_better,
     )
-    if cv.q < 2:
-        raise ValueError(
-            "The hierarchical test needs at least 2 data sets; for one data set use the "
-            "Bayesian correlated t-test."
-        )
-    parsed_rope = cv.rope(rope)
     prior = HierarchicalPrior(
         nu_prior=nu_prior,
         sigma_factor=sigma_factor,
@@ -268,48 +281,155 @@ def hierarchical_test(
         alpha_range=tuple(alpha_range),
         beta_range=tuple(beta_range),
     )
+    warn = check_bool(warn, "warn")
     streams = seed_streams(seed)
     model_input = build_model_input(cv, parsed_rope, prior, streams.perturbation)
-    settings = SamplerSettings(
+    settings = sampler_settings(
+        model_input,
+        streams,
+        datasets=cv.datasets,
         chains=chains,
         draws=draws,
         warmup=warmup,
-        seed=streams.stan,
-        inits=initial_values(model_input, chains, streams.inits),
-        max_treedepth=max_treedepth,
         adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
         progress=progress,
-        coords={"dataset": list(cv.datasets)},
-        dims={"sigma": ["dataset"], **({"tau_raw": ["dataset"]} if prior.heavy_tailed else {})},
     )
     resolved = get_engine(engine)
     idata = run_hierarchical_fit(
         model_input, engine=resolved, settings=settings, delta_rng=streams.deltas
     )
-    diagnostics = compute_diagnostics(idata, DIAGNOSED, max_treedepth)
+    return summarise_fit(
+        idata,
+        FitInput(cv, parsed_rope, prior, model_input),
+        settings,
+        streams,
+        engine_name=resolved.name,
+        warn=warn,
+        hdi_prob=hdi_prob,
+    )
+
+
+def prepare_input(
+    x: Any,
+    y: Any = None,
+    rope: RopeLike = 0.01,
+    runs: int | Sequence[int] | None = None,
+    **kwargs: Any,
+) -> tuple[CVData, Rope]:
+    """Step 1 of :func:`hierarchical_test`: the validated data and the rope.
+
+    ``x, y, runs`` and the keyword arguments (``names, models, columns, rho,
+    higher_is_better``) as for :func:`~bayes_hier.data.as_cvdata`. The hierarchical model needs
+    at least two data sets; the rope is parsed in the units of the scores (with the unit check
+    of :meth:`CVData.rope`).
+    """
+    cv = as_cvdata(x, y, runs, **kwargs)
+    if cv.q < 2:
+        raise ValueError(
+            f"The hierarchical test needs at least 2 data sets; the input holds {cv.q}. For one "
+            "data set use the Bayesian correlated t-test (correlated_ttest)."
+        )
+    return cv, cv.rope(rope)
+
+
+def sampler_settings(
+    model_input: ModelInput,
+    streams: SeedStreams,
+    *,
+    datasets: Sequence[str],
+    chains: int = 4,
+    draws: int = 1000,
+    warmup: int = 1000,
+    adapt_delta: float = 0.9,
+    max_treedepth: int = 10,
+    progress: bool = False,
+) -> SamplerSettings:
+    """Step 2 of :func:`hierarchical_test`: the NUTS settings of the fit.
+
+    Counts are checked as integers and ``progress`` as a boolean
+    (:mod:`bayes_hier._validate`); Stan's seed and the data-based initial values
+    (:func:`~.model_input.initial_values`) come from ``streams``; per-data-set variables are
+    labelled with the names ``datasets``.
+    """
+    chains = check_int(chains, "chains", minimum=1)
+    per_dataset = {"sigma": ["dataset"]}
+    if model_input.data["nu_prior"] != NU_PRIORS["gaussian"][0]:  # Student-t population
+        per_dataset["tau_raw"] = ["dataset"]
+    return SamplerSettings(
+        chains=chains,
+        draws=check_int(draws, "draws", minimum=1),
+        warmup=check_int(warmup, "warmup", minimum=0),
+        seed=streams.stan,
+        inits=initial_values(model_input, chains, streams.inits),
+        max_treedepth=check_int(max_treedepth, "max_treedepth", minimum=1),
+        adapt_delta=adapt_delta,
+        progress=check_bool(progress, "progress"),
+        coords={"dataset": list(datasets)},
+        dims=per_dataset,
+    )
+
+
+@dataclass(frozen=True)
+class FitInput:
+    """What a fit was given: the validated data, the rope, the prior and the model input."""
+
+    cv: CVData
+    rope: Rope
+    prior: HierarchicalPrior
+    model_input: ModelInput
+
+
+def summarise_fit(
+    idata: az.InferenceData,
+    given: FitInput,
+    settings: SamplerSettings,
+    streams: SeedStreams,
+    *,
+    engine_name: str,
+    warn: bool = True,
+    hdi_prob: float = 0.95,
+) -> HierarchicalResult:
+    """Step 4 of :func:`hierarchical_test` (after :func:`run_hierarchical_fit`): the result.
+
+    Computes the sampler's diagnostics (:func:`~bayes_hier.diagnostics.compute_diagnostics`),
+    warns about each failed one when ``warn`` is true, and records the settings (both seeds
+    included) that reproduce the fit.
+    """
+    cv = given.cv
+    diagnostics = compute_diagnostics(idata, DIAGNOSED, settings.max_treedepth)
     problems = diagnostic_problems(diagnostics)
     if warn:
         warn_on_problems(problems, f"hierarchical test {cv.names[1]} vs {cv.names[0]}")
     return HierarchicalResult(
         idata=idata,
         cv=cv,
-        rope=parsed_rope,
-        model_input=model_input,
-        prior=prior,
+        rope=given.rope,
+        model_input=given.model_input,
+        prior=given.prior,
         diagnostics=diagnostics,
         settings={
-            "engine": resolved.name,
+            "engine": engine_name,
             "seed": streams.seed,
             "stan_seed": streams.stan,
-            "chains": chains,
-            "draws": draws,
-            "warmup": warmup,
-            "adapt_delta": adapt_delta,
-            "max_treedepth": max_treedepth,
+            "chains": settings.chains,
+            "draws": settings.draws,
+            "warmup": settings.warmup,
+            "adapt_delta": settings.adapt_delta,
+            "max_treedepth": settings.max_treedepth,
             "problems": problems,
         },
         hdi_prob=hdi_prob,
     )
 
 
-__all__ = ["as_cvdata", "hierarchical_test", "run_hierarchical_fit"]
+__all__ = [
+    "FitInput",
+    "SeedStreams",
+    "hierarchical_test",
+    "prepare_input",
+    "run_hierarchical_fit",
+    "sampler_settings",
+    "seed_streams",
+    "summarise_fit",
+]

@@ -249,13 +249,30 @@ class HierarchicalResult(ComparisonResult):
         """MLE and shrinkage estimate of each data set's difference, with HDIs and the rope."""
         from .plots import plot_shrinkage
 
-        return plot_shrinkage(self, ax=ax, **kwargs)
+        return plot_shrinkage(
+            self.per_dataset,
+            rope=self.rope,
+            population_mean=self.population.mean,
+            names=self.names,
+            hdi_prob=self.hdi_prob,
+            ax=ax,
+            **kwargs,
+        )
 
     def plot_density(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
         """Posterior predictive density of δ against a KDE of the shrinkage estimates."""
         from .plots import plot_density
 
-        return plot_density(self, ax=ax, **kwargs)
+        return plot_density(
+            self.per_dataset["shrunk"].to_numpy(),
+            self._draws("delta0"),
+            self._draws("sigma0"),
+            self.nu_draws,
+            rope=self.rope,
+            names=self.names,
+            ax=ax,
+            **kwargs,
+        )
 
     def plot(self, **kwargs: Any) -> Figure:
         """The three plots side by side."""
