@@ -2,32 +2,56 @@
 
 >>> from bayes_hier.compat import CorrelatedTTest, SignTest, SignedRankTest  # doctest: +SKIP
 >>> from bayes_hier.compat import HierarchicalTest, two_on_single, two_on_multiple  # doctest: +SKIP
+>>> from bayes_hier.compat import Posterior  # baycomp.multiple.Posterior  # doctest: +SKIP
+>>> from bayes_hier.compat import SinglePosterior  # baycomp.single.Posterior  # doctest: +SKIP
 
 The names, signatures and semantics follow baycomp 1.0.3: classmethods ``sample``, ``probs``,
 ``plot``, ``plot_simplex`` and ``plot_histogram``; calling a class returns a posterior object
-with ``.probs()``, ``.plot()`` and ``.sample``; ``probs`` returns ``(p_left, p_rope, p_right)``
-when the rope is wider than 0 and ``(p_left, p_right)`` when ``rope == 0``; left means the first
-model (``x``) is better, the difference is ``y - x``. Every posterior object also carries the
-native result of :mod:`bayes_hier` as ``.result`` (probabilities under the models' names,
-posterior odds, decisions, expected costs, rope sensitivity, tables and diagnostics).
+with ``.probs()``, ``.plot()`` and ``.sample``; the posteriors can also be built directly, as
+``Posterior(sample, names=None)`` and ``SinglePosterior(mean, var, df, rope=0, meanx=None,
+meany=None, names=None, nsamples=50000)``. The classmethod ``probs`` returns
+``(p_left, p_rope, p_right)`` when the rope is wider than 0 and ``(p_left, p_right)`` when
+``rope == 0``; ``Posterior.probs()`` returns the three argmax shares of its sample (whatever the
+rope) and ``Posterior.probs(False)`` the renormalised two. Left means the first model (``x``) is
+better; the difference is ``y - x``. A posterior built by a test also carries the native result
+of :mod:`bayes_hier` as ``.result`` (probabilities under the models' names, posterior odds,
+decisions, expected costs, rope sensitivity, tables and diagnostics).
 
 Deliberate differences from baycomp 1.0.3
 -----------------------------------------
-* **Random numbers.** ``random_state`` seeds :func:`numpy.random.default_rng` (PCG64), not the
-  legacy ``RandomState``: a seed gives bit-identical results run after run, and exactly the
-  numbers of the native functions (:func:`~bayes_hier.sign_test`,
+Decided per case (issue 14, item 7); where the facade matches baycomp, that is said too.
+
+* **rope = 0, posterior objects: matched.** ``Posterior.probs()`` (``with_rope=True``) returns
+  the raw argmax shares of the sample, the rope's share included (e.g. the sign test with exact
+  zero differences), as baycomp does; only ``probs(False)`` and the classmethod ``probs(x, y,
+  0)`` renormalise left and right.
+* **two_on_multiple: matched.** It always returns three values, as baycomp's code does (its
+  docstring promises two for ``rope=0``); ``two_on_single`` returns two for ``rope=0``.
+* **No winner at rope = 0: kept.** When no sample has left or right as its largest coordinate
+  (e.g. ``SignTest.probs(x, x, 0)``: every difference is 0, all mass on the rope), the
+  renormalised pair is ``(0.5, 0.5)``; baycomp divides 0 by 0 and returns ``(nan, nan)``. The
+  even split is what baycomp's own correlated t-test returns for a point mass at 0.
+* **SignedRankTest(prior=0): kept.** Accepted: the pseudo-observation at 0 gets weight 0 (the
+  Bayesian bootstrap of the observed differences alone); baycomp's ``RandomState.dirichlet``
+  raises ``ValueError`` for a zero weight. A negative prior raises here too.
+* **Ties in the argmax rule: kept.** A sample whose largest coordinate is shared is split
+  equally between the tied outcomes instead of going to the first (``numpy.argmax``); this only
+  matters for degenerate samples (e.g. every difference exactly 0 in the signed-rank test).
+* **Random numbers: kept.** ``random_state`` seeds :func:`numpy.random.default_rng` (PCG64),
+  not the legacy ``RandomState``: a seed gives bit-identical results run after run, and exactly
+  the numbers of the native functions (:func:`~bayes_hier.sign_test`,
   :func:`~bayes_hier.signed_rank_test` with ``seed=random_state``), but not baycomp's numbers
-  (they agree within Monte Carlo error). ``random_state`` may also be a ``Generator`` or a
-  ``RandomState`` (one integer is drawn from it). ``random_state=None`` draws a fresh seed and
-  records it in ``posterior.result.settings["seed"]``.
+  (they agree within Monte Carlo error). ``random_state`` follows the package's seed policy
+  (:mod:`bayes_hier.seeding`): ``None``, a non-negative int, a ``Generator``, a
+  ``SeedSequence`` or a ``RandomState`` (one integer is drawn from it); a float or a string
+  raises ``TypeError`` naming ``random_state``. ``None`` draws a fresh seed and records it in
+  ``posterior.result.settings["seed"]``.
 * **The signed-rank test is vectorised** (no Python loop over samples, O(q) per sample); the
   sampled distribution is the same. The Dirichlet weights are drawn as normalised Gamma
   variables (so the random stream differs from ``RandomState.dirichlet``).
-* **Ties in the argmax rule** (a sample whose largest coordinate is shared) are split equally
-  between the tied outcomes instead of going to the first; this only matters for degenerate
-  samples.
-* **CorrelatedTTest** accepts ``random_state`` (keyword) for its ``.sample``; baycomp draws it
-  from the global NumPy state. ``.sample`` is cached per posterior object, as in baycomp.
+* **CorrelatedTTest and SinglePosterior** accept ``random_state`` (keyword) for ``.sample``;
+  baycomp draws it from the global NumPy state. ``.sample`` is cached per posterior object, as
+  in baycomp.
 * **HierarchicalTest**: the seed reaches Stan (baycomp ignores ``random_state`` for Stan);
   nothing is written to the working directory (baycomp writes and silently reuses
   ``last-sample.pickle``); the sampler's diagnostics are computed, warned about and kept
@@ -41,25 +65,36 @@ Deliberate differences from baycomp 1.0.3
   (``warmup``, ``engine``, ``nu_prior``, ``draws`` per chain, ...) go to
   :func:`~bayes_hier.hierarchical_test`.
 * **Inputs.** The rope may also be an asymmetric pair ``(low, high)``; the sign and signed-rank
-  tests also accept 2-D arrays (data sets x folds, averaged per data set) and pandas objects.
-  Invalid input raises the package's :class:`ValueError` messages.
+  tests also accept 2-D arrays (data sets x folds, averaged per data set) and pandas objects
+  (two Series or two DataFrames are paired by label, not by position). ``runs``, ``nsamples``
+  and ``chains`` must be integers (``True`` raises ``TypeError``; ``2.0`` is taken as 2, as in
+  baycomp). Invalid input raises the package's ``ValueError``/``TypeError`` messages.
 * **Plots** are drawn with matplotlib alone (no seaborn styling): the simplex is a scatter of
   the sample coloured by the most probable outcome, the correlated t-test plot shades the
-  three regions. Each returns a :class:`matplotlib.figure.Figure`.
+  three regions. Each returns a :class:`matplotlib.figure.Figure`; without names the models are
+  called ``C1`` and ``C2``, as in baycomp.
 """
 
 from __future__ import annotations
 
-import copy
 import math
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
+from ._validate import check_int
 from .bayesian_tests import correlated_ttest, sign_test, signed_rank_test
-from .bayesian_tests._inputs import check_nsamples, resolve_seed
+from .bayesian_tests._inputs import check_nsamples
+from .bayesian_tests.correlated_t import student_probs
+from .bayesian_tests.result import SimplexResult
+from .decision import outcome_labels
 from .hierarchical import HierarchicalPrior, hierarchical_test
+from .probabilities import Probabilities, argmax_shares
 from .rope import Rope
+from .seeding import resolve_seed
 
 __all__ = [
     "CorrelatedTTest",
@@ -72,67 +107,136 @@ __all__ = [
     "two_on_single",
 ]
 
+#: The model names baycomp's plots show when none are given.
+DEFAULT_NAMES = ("C1", "C2")
+
 
 def _has_rope(rope: Any) -> bool:
     return not Rope.parse(rope).is_empty
 
 
-def _renamed(result: Any, names: Any) -> Any:
-    """The result with other model names for the labels of a plot."""
-    if names is None or tuple(names) == tuple(result.names):
-        return result
-    renamed = copy.copy(result)
-    renamed.names = (str(names[0]), str(names[1]))
-    return renamed
+def _plot_names(*candidates: Any) -> tuple[str, str]:
+    """The first names given, else baycomp's ``("C1", "C2")``."""
+    names = next((n for n in candidates if n is not None), DEFAULT_NAMES)
+    return str(names[0]), str(names[1])
 
 
-def _as_tuple(probs: Any, with_rope: bool) -> tuple[float, ...]:
-    left, rope, right = (float(p) for p in probs)
-    if with_rope:
-        return left, rope, right
-    total = left + right
+def _left_right(probs: Probabilities) -> tuple[float, float]:
+    """``(p_left, p_right)`` renormalised; an even split when neither ever wins (baycomp: nan)."""
+    total = probs.left + probs.right
     if total == 0:
         return 0.5, 0.5
-    return left / total, right / total
+    return probs.left / total, probs.right / total
+
+
+# ---------------------------------------------------------------------- views for the plots
+@dataclass(frozen=True)
+class _StudentView:
+    """A Student posterior of the mean difference, with what the density plot reads."""
+
+    loc: float
+    scale: float
+    df: float
+    rope: Rope
+    names: tuple[str, str]
+    test_name: str = "Bayesian correlated t-test"
+
+    @property
+    def probs(self) -> Probabilities:
+        return student_probs(self.loc, self.scale, self.df, self.rope)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return outcome_labels(self.names)
+
+    @property
+    def posterior(self) -> Any:
+        return None if self.scale == 0 else stats.t(self.df, self.loc, self.scale)
+
+
+@dataclass(frozen=True)
+class _SimplexView:
+    """A posterior sample on the simplex, with what the histogram reads."""
+
+    sample: np.ndarray
+    rope: Rope
+    names: tuple[str, str]
+    test_name: str = "Bayesian test"
+
+    @property
+    def probs(self) -> Probabilities:
+        return SimplexResult.probs_of_sample(self.sample, self.rope)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return outcome_labels(self.names)
 
 
 # ---------------------------------------------------------------------- one data set
 class SinglePosterior:
-    """Posterior of the correlated t-test (baycomp's ``single.Posterior``).
+    """The posterior of the mean difference on one data set (baycomp's ``single.Posterior``).
 
-    Attributes ``mean``, ``var`` (the squared scale), ``df``, ``rope``, ``meanx``, ``meany``,
-    ``names``, ``nsamples`` as in baycomp; ``result`` is the native
-    :class:`~bayes_hier.bayesian_tests.CorrelatedTResult`.
+    ``SinglePosterior(mean, var, df, rope=0, meanx=None, meany=None, *, names=None,
+    nsamples=50000)`` as in baycomp: the Student posterior St(df, mean, sqrt(var)) (``var`` is
+    the squared scale; ``var = 0`` a point mass). :class:`CorrelatedTTest` builds it from
+    scores and attaches the native :class:`~bayes_hier.bayesian_tests.CorrelatedTResult` as
+    ``result`` (``None`` when built from the statistics). ``random_state`` (an extension) seeds
+    :attr:`sample`.
     """
 
-    def __init__(self, result: Any, meanx: float, meany: float, *, nsamples: int, seed: int):
-        self.result = result
-        self.mean = result.mean
-        self.var = result.var
-        self.df = result.df
-        self.rope = result.rope.high if result.rope.is_symmetric else result.rope
-        self.meanx = meanx
-        self.meany = meany
-        self.names = result.names
-        self.nsamples = nsamples
-        self.seed = seed
-        self._sample: np.ndarray | None = None
+    def __init__(
+        self,
+        mean: float,
+        var: float,
+        df: float,
+        rope: Any = 0,
+        meanx: float | None = None,
+        meany: float | None = None,
+        *,
+        names: Any = None,
+        nsamples: int = 50000,
+        random_state: Any = None,
+    ) -> None:
+        mean, var, df = float(mean), float(var), float(df)
+        if not (math.isfinite(mean) and math.isfinite(var) and var >= 0):
+            raise ValueError(f"mean must be finite and var >= 0; got mean={mean}, var={var}.")
+        if not df > 0:
+            raise ValueError(f"df (degrees of freedom) must be positive; got {df}.")
+        parsed = Rope.parse(rope)
+        self.mean, self.var, self.df = mean, var, df
+        self.rope = parsed.high if parsed.is_symmetric else parsed
+        self.meanx, self.meany = meanx, meany
+        self.names = tuple(names) if names is not None else None
+        self.nsamples = check_nsamples(nsamples)
+        self.seed = resolve_seed(random_state, "random_state")
+        self.result: Any = None
+        self._view = _StudentView(mean, math.sqrt(var), df, parsed, _plot_names(names))
 
-    @property
+    @cached_property
     def sample(self) -> np.ndarray:
         """``nsamples`` draws of the mean difference (the same array on every access)."""
-        if self._sample is None:
-            self._sample = self.result.sample(self.nsamples, self.seed)
-        return self._sample
+        view = self._view
+        if view.scale == 0:
+            return np.full(self.nsamples, view.loc)
+        rng = np.random.default_rng(self.seed)
+        return view.loc + view.scale * rng.standard_t(view.df, self.nsamples)
 
     def probs(self) -> tuple[float, ...]:
         """``(p_left, p_rope, p_right)`` if the rope is not empty, else ``(p_left, p_right)``,
         from the Student CDF."""
-        return _as_tuple(self.result.probs, not self.result.rope.is_empty)
+        probs = self._view.probs
+        if self._view.rope.is_empty:
+            return _left_right(probs)
+        return tuple(probs)
 
     def plot(self, names: Any = None) -> Any:
         """The posterior density with the rope (a matplotlib Figure)."""
-        return _renamed(self.result, names).plot_density()
+        from .bayesian_tests.plots import plot_student_density
+
+        view = self._view
+        return plot_student_density(
+            _StudentView(view.loc, view.scale, view.df, view.rope, _plot_names(names, self.names))
+        )
 
     plot_histogram = plot
 
@@ -151,26 +255,28 @@ class CorrelatedTTest:
         nsamples: int = 50000,
         random_state: Any = None,
     ) -> SinglePosterior:
-        x = np.asarray(x, dtype=float)
-        y = np.asarray(y, dtype=float)
-        if x.ndim != 1 or y.ndim != 1:
+        if np.ndim(x) != 1 or np.ndim(y) != 1:
             raise ValueError("'x' and 'y' must be 1-dimensional arrays of fold scores.")
-        if not (int(runs) == runs > 0):
-            raise ValueError("Number of runs must be a positive integer")
-        result = correlated_ttest(x, y, rope, int(runs), names=names)
-        return SinglePosterior(
-            result,
-            float(np.mean(x)),
-            float(np.mean(y)),
-            nsamples=check_nsamples(nsamples),
-            seed=resolve_seed(random_state),
+        result = correlated_ttest(x, y, rope, check_int(runs, "runs", minimum=1), names=names)
+        posterior = SinglePosterior(
+            result.mean,
+            result.var,
+            result.df,
+            result.rope,
+            float(np.mean(np.asarray(x, dtype=float))),
+            float(np.mean(np.asarray(y, dtype=float))),
+            names=names,
+            nsamples=nsamples,
+            random_state=random_state,
         )
+        posterior.result = result
+        return posterior
 
     @classmethod
     def compute_statistics(cls, x: Any, y: Any, runs: int = 1) -> tuple[float, float, int]:
         """``(mean, var, df)``: d̄, the corrected ``(1/n + ρ/(1−ρ)) s²`` and ``n − 1``."""
         posterior = cls(x, y, 0, runs)
-        return posterior.mean, posterior.var, posterior.df
+        return posterior.mean, posterior.var, int(posterior.df)
 
     @classmethod
     def sample(
@@ -209,20 +315,36 @@ def two_on_single(
 class Posterior:
     """A sampled posterior on the simplex (baycomp's ``multiple.Posterior``).
 
-    ``sample`` is the (nsamples x 3) array of (p_left, p_rope, p_right); ``result`` the native
-    result (:class:`~bayes_hier.bayesian_tests.SimplexResult` or
-    :class:`~bayes_hier.HierarchicalResult`).
+    ``Posterior(sample, *, names=None)`` as in baycomp: ``sample`` is an (nsamples x 3) array of
+    (p_left, p_rope, p_right). The tests build it from data and attach the native result
+    (:class:`~bayes_hier.bayesian_tests.SimplexResult` or
+    :class:`~bayes_hier.HierarchicalResult`) as ``result`` (``None`` when built from a sample).
     """
 
-    def __init__(self, result: Any, *, names: Any = None) -> None:
-        self.result = result
-        self.sample = result.sample
-        self.names = tuple(names) if names is not None else result.names
+    def __init__(self, sample: Any, *, names: Any = None) -> None:
+        array = np.asarray(sample, dtype=float)
+        if array.ndim != 2 or array.shape[1] != 3 or array.shape[0] == 0:
+            raise ValueError(
+                "sample must be an array of shape (nsamples, 3) holding (p_left, p_rope, "
+                f"p_right) per row; got shape {array.shape}."
+            )
+        if not np.isfinite(array).all():
+            raise ValueError("sample holds NaN or infinite values.")
+        self.sample = array
+        self.names = tuple(names) if names is not None else None
+        self.result: Any = None
+
+    @classmethod
+    def _of(cls, result: Any, names: Any = None) -> Posterior:
+        posterior = cls(result.sample, names=names if names is not None else result.names)
+        posterior.result = result
+        return posterior
 
     def probs(self, with_rope: bool = True) -> tuple[float, ...]:
-        """``(p_left, p_rope, p_right)``, or ``(p_left, p_right)`` renormalised when
-        ``with_rope`` is false."""
-        return _as_tuple(self.result.probs, with_rope)
+        """``(p_left, p_rope, p_right)``: the share of samples in which each coordinate is the
+        largest; ``(p_left, p_right)`` renormalised when ``with_rope`` is false."""
+        shares = argmax_shares(self.sample)
+        return tuple(shares) if with_rope else _left_right(shares)
 
     def plot(self, names: Any = None) -> Any:
         """The simplex, or the histogram when no sample puts more than 0.1 on the rope."""
@@ -234,14 +356,17 @@ class Posterior:
         """The sample on the probability simplex (a matplotlib Figure)."""
         from .plots import plot_simplex
 
-        result = _renamed(self.result, names or self.names)
-        return plot_simplex(self.sample, result.labels)
+        return plot_simplex(self.sample, outcome_labels(_plot_names(names, self.names)))
 
     def plot_histogram(self, names: Any = None) -> Any:
         """Histogram of the sample (of p_right with an empty rope)."""
         from .bayesian_tests.plots import plot_histogram
 
-        return plot_histogram(_renamed(self.result, names or self.names))
+        rope = self.result.rope if self.result is not None else Rope(0.0, 0.0)
+        test_name = getattr(self.result, "test_name", "Bayesian test")
+        return plot_histogram(
+            _SimplexView(self.sample, rope, _plot_names(names, self.names), test_name)
+        )
 
 
 class _Test:
@@ -264,10 +389,11 @@ class _Test:
         **kwargs: Any,
     ) -> Posterior:
         nsamples = cls._default_nsamples if nsamples is None else nsamples
+        seed = resolve_seed(random_state, "random_state")
         result = cls._result(
-            x, y, rope, nsamples=nsamples, random_state=random_state, names=names, **kwargs
+            x, y, rope, nsamples=nsamples, random_state=seed, names=names, **kwargs
         )
-        return Posterior(result, names=names)
+        return Posterior._of(result, names=names)
 
     @classmethod
     def sample(
@@ -423,13 +549,12 @@ class HierarchicalTest(_Test):
         names: Any = None,
         **kwargs: Any,
     ) -> Any:
-        x = np.asarray(x, dtype=float)
-        y = np.asarray(y, dtype=float)
-        if x.ndim != 2 or y.ndim != 2:
+        if np.ndim(x) != 2 or np.ndim(y) != 2:
             raise ValueError(
                 "The hierarchical test needs 2-D arrays (data sets x cross-validation scores)."
             )
         nsamples = check_nsamples(nsamples)
+        chains = check_int(chains, "chains", minimum=1)
         kwargs.setdefault("draws", math.ceil(nsamples / chains))
         default = HierarchicalPrior()
         kwargs.setdefault(
@@ -453,7 +578,7 @@ class HierarchicalTest(_Test):
             runs,
             names=names,
             chains=chains,
-            seed=resolve_seed(random_state),
+            seed=random_state,
             sigma_factor=upper_sigma,
             sigma0_factor=upper_sigma,
             **kwargs,
@@ -501,13 +626,14 @@ def two_on_multiple(
     **kwargs: Any,
 ) -> Any:
     """Signed-rank test for 1-D ``x`` and ``y`` (one score per data set), hierarchical test for
-    2-D (data sets x folds); with ``plot=True`` returns ``(probs, fig)``."""
-    x = np.asarray(x, dtype=float)
-    if x.ndim == 2:
+    2-D (data sets x folds): ``(p_left, p_rope, p_right)`` whatever the rope, as baycomp 1.0.3
+    returns (its docstring promises two values for ``rope=0``; its code returns three). With
+    ``plot=True``, ``(probs, fig)``."""
+    if np.ndim(x) == 2:
         posterior = HierarchicalTest(x, y, rope, runs, names=names, **kwargs)
     else:
         posterior = SignedRankTest(x, y, rope, names=names, **kwargs)
-    probs = posterior.probs(_has_rope(rope))
+    probs = posterior.probs()
     if plot:
         return probs, posterior.plot(names)
     return probs

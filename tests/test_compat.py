@@ -4,16 +4,20 @@ import os
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
+from scipy import stats
 
 import bayes_hier
 from bayes_hier import compat
 from bayes_hier.compat import (
     CorrelatedTTest,
     HierarchicalTest,
+    Posterior,
     SignedRankTest,
     SignTest,
+    SinglePosterior,
     two_on_multiple,
     two_on_single,
 )
@@ -175,6 +179,140 @@ def test_nothing_is_written_to_the_working_directory(tmp_path, monkeypatch, fold
     assert os.listdir(tmp_path) == []
 
 
+# ---------------------------------------------------------------------- baycomp's constructors
+def test_posterior_built_from_a_sample_like_baycomps_documented_example():
+    """baycomp's own test of ``multiple.Posterior``: argmax shares (2, 1, 3)/6, (2, 3)/5."""
+    sample = np.array(
+        [
+            [0.2, 0.1, 0.7],
+            [0.4, 0.1, 0.5],
+            [0.1, 0.1, 0.8],
+            [0.9, 0.0, 0.1],
+            [0.8, 0.1, 0.1],
+            [0, 1, 0],
+        ]
+    )
+    posterior = Posterior(sample)
+    np.testing.assert_allclose(posterior.probs(), np.array([2, 1, 3]) / 6)
+    np.testing.assert_allclose(posterior.probs(True), np.array([2, 1, 3]) / 6)
+    np.testing.assert_allclose(posterior.probs(False), np.array([2, 3]) / 5)
+    assert posterior.result is None and posterior.names is None
+    named = Posterior(sample, names=("a", "b"))
+    for figure in (named.plot(), named.plot_simplex(), named.plot_histogram(("c", "d"))):
+        assert isinstance(figure, Figure)
+    with pytest.raises(ValueError, match=r"shape \(nsamples, 3\)"):
+        Posterior(np.ones((4, 2)))
+
+
+def test_single_posterior_built_from_its_statistics():
+    """``SinglePosterior(mean, var, df, rope)``: the Student CDF, as baycomp computes it."""
+    mean, var, df = 0.01, 0.004**2, 9
+    posterior = SinglePosterior(mean, var, df, 0.005, names=("A", "B"), nsamples=2000)
+    t = stats.t(df, mean, np.sqrt(var))
+    left, right = t.cdf(-0.005), t.sf(0.005)
+    assert posterior.probs() == pytest.approx((left, 1 - left - right, right), abs=1e-12)
+    assert SinglePosterior(mean, var, df).probs() == pytest.approx((t.cdf(0), t.sf(0)))
+    assert SinglePosterior(0.0, 0.0, 9).probs() == (0.5, 0.5)  # point mass at 0
+    assert SinglePosterior(0.02, 0.0, 9, 0.01).probs() == (0.0, 0.0, 1.0)
+    seeded = SinglePosterior(mean, var, df, nsamples=50_000, random_state=1)
+    assert seeded.sample is seeded.sample
+    assert seeded.sample.mean() == pytest.approx(mean, abs=4 * np.sqrt(var * 9 / 7 / 50_000))
+    assert isinstance(posterior.plot(), Figure)
+    with pytest.raises(ValueError, match="var >= 0"):
+        SinglePosterior(0.0, -1.0, 9)
+
+
+def test_correlated_t_posterior_equals_the_one_built_from_its_statistics(fold_scores):
+    x, y = fold_scores
+    built = CorrelatedTTest(x, y, 0.01, 10)
+    direct = SinglePosterior(built.mean, built.var, built.df, built.rope)
+    assert direct.probs() == built.probs()
+
+
+# ---------------------------------------------------------------------- decided differences
+def test_posterior_probs_keeps_the_rope_share_at_rope_zero_like_baycomp():
+    x = np.array([0.8, 0.7, 0.9, 0.6, 0.75, 0.85])
+    y = x + np.array([0.0, 0.0, 0.0, 0.0, 0.02, -0.01])  # four exact zeros
+    posterior = SignTest(x, y, 0, nsamples=4000, random_state=3)
+    raw = posterior.probs()
+    winners = np.bincount(posterior.sample.argmax(axis=1), minlength=3) / 4000
+    np.testing.assert_allclose(raw, winners)
+    assert raw[1] > 0.5  # the zeros' share stays with the rope
+    left, right = SignTest.probs(x, y, 0, nsamples=4000, random_state=3)
+    assert (left, right) == pytest.approx((raw[0] / (raw[0] + raw[2]), raw[2] / (raw[0] + raw[2])))
+
+
+def test_two_on_multiple_returns_three_values_at_rope_zero_like_baycomp(dataset_scores):
+    x, y = dataset_scores
+    probs = two_on_multiple(x, y, 0, nsamples=2000, random_state=1)
+    assert len(probs) == 3 and sum(probs) == pytest.approx(1)
+    assert probs == SignedRankTest(x, y, 0, nsamples=2000, random_state=1).probs()
+
+
+def test_no_winner_at_rope_zero_is_an_even_split_not_nan(dataset_scores):
+    x, _ = dataset_scores
+    assert SignTest.probs(x, x, 0, nsamples=1000, random_state=0) == (0.5, 0.5)
+
+
+def test_signed_rank_prior_zero_is_accepted(dataset_scores):
+    x, y = dataset_scores
+    probs = SignedRankTest.probs(x, y, 0.01, prior=0, nsamples=2000, random_state=0)
+    assert len(probs) == 3 and sum(probs) == pytest.approx(1)
+    with pytest.raises(ValueError, match="prior"):
+        SignedRankTest.probs(x, y, 0.01, prior=-1, nsamples=100)
+
+
+@pytest.mark.parametrize("bad", [1.7, "a", True, [1]])
+def test_random_state_follows_the_seed_policy(dataset_scores, fold_scores, bad):
+    x, y = dataset_scores
+    for call in (
+        lambda: SignTest(x, y, 0.01, nsamples=100, random_state=bad),
+        lambda: SignedRankTest.probs(x, y, 0.01, nsamples=100, random_state=bad),
+        lambda: CorrelatedTTest(*fold_scores, 0.01, 10, random_state=bad),
+        lambda: SinglePosterior(0.0, 1.0, 9, random_state=bad),
+    ):
+        with pytest.raises(TypeError, match="random_state"):
+            call()
+    generator = SignTest.sample(x, y, 0.01, nsamples=100, random_state=np.random.default_rng(4))
+    again = SignTest.sample(x, y, 0.01, nsamples=100, random_state=np.random.default_rng(4))
+    np.testing.assert_array_equal(generator, again)
+    sequence = SignTest.sample(x, y, 0.01, nsamples=100, random_state=np.random.SeedSequence(4))
+    assert sequence.shape == (100, 3)
+
+
+def test_facade_pairs_pandas_series_by_label(dataset_scores, fold_scores):
+    x, y = dataset_scores
+    labels = [f"d{i}" for i in range(x.size)]
+    xs, ys = pd.Series(x, index=labels), pd.Series(y, index=labels)
+    shuffled = ys.iloc[np.random.default_rng(0).permutation(x.size)]
+    for test in (SignTest, SignedRankTest):
+        assert test.probs(xs, shuffled, 0.01, nsamples=500, random_state=1) == test.probs(
+            x, y, 0.01, nsamples=500, random_state=1
+        )
+    assert two_on_multiple(xs, shuffled, 0.01, nsamples=500, random_state=1) == two_on_multiple(
+        x, y, 0.01, nsamples=500, random_state=1
+    )
+    fx, fy = fold_scores
+    folds = pd.Series(fx), pd.Series(fy)
+    order = np.random.default_rng(1).permutation(fx.size)
+    assert CorrelatedTTest.probs(folds[0], folds[1].iloc[order], 0.01, 10) == pytest.approx(
+        CorrelatedTTest.probs(fx, fy, 0.01, 10)
+    )
+    with pytest.raises(ValueError, match="x and y have different index labels"):
+        SignTest.probs(xs, ys.set_axis([f"e{i}" for i in range(x.size)]), 0.01)
+
+
+def test_facade_counts_are_integers(fold_scores):
+    x, y = fold_scores
+    with pytest.raises(TypeError, match="runs"):
+        CorrelatedTTest.probs(x, y, 0.01, runs=True)
+    with pytest.raises(ValueError, match="runs"):
+        CorrelatedTTest.probs(x, y, 0.01, runs=2.5)
+    assert CorrelatedTTest.probs(x, y, 0.01, runs=10.0) == CorrelatedTTest.probs(x, y, 0.01, 10)
+    with pytest.raises(TypeError, match="nsamples"):
+        SignTest.probs(x[:20], y[:20], 0.01, nsamples="many")
+
+
 # ---------------------------------------------------------------------- hierarchical
 FAST = {"chains": 2, "nsamples": 400, "warmup": 200, "warn": False}
 
@@ -196,8 +334,8 @@ def test_hierarchical_facade(engine, tmp_path, monkeypatch):
     assert probs == tuple(native.probs)
     again = HierarchicalTest.probs(x, y, 0.01, 10, random_state=11, engine=engine, **FAST)
     assert again == probs
-    two = two_on_multiple(x, y, 0, runs=10, random_state=11, engine=engine, **FAST)
-    assert len(two) == 2 and sum(two) == pytest.approx(1)
+    three = two_on_multiple(x, y, 0, runs=10, random_state=11, engine=engine, **FAST)
+    assert len(three) == 3 and sum(three) == pytest.approx(1)  # as baycomp's code returns
     assert os.listdir(tmp_path) == []
     posterior = HierarchicalTest(
         x, y, 0.01, 10, lower_alpha=1, upper_beta=0.2, random_state=1, engine=engine, **FAST
