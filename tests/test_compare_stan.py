@@ -3,6 +3,7 @@ number of workers (small simulated frames, short chains)."""
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -50,6 +51,20 @@ def test_each_pair_is_the_two_model_hierarchical_test(frame, inline, engine):
     assert (table["divergences"] >= 0).all() and table["max_rhat"].between(0.9, 1.5).all()
     assert not math.isnan(table["hdi_low"].iloc[0])
     assert inline["c", "a"].probs.left == inline["a", "c"].probs.right
+
+
+@pytest.mark.stan
+def test_warnings_section_lists_every_pair_failing_a_check(inline):
+    table = inline.pairs
+    failing = table[
+        (table["divergences"] > 0) | (table["max_rhat"] > 1.01) | (table["min_ess_bulk"] < 400)
+    ]
+    assert set(inline.problems) == set(zip(failing["first"], failing["second"]))
+    warnings_section = inline.to_markdown().split("## Warnings")[1]
+    for (first, second), reasons in inline.problems.items():
+        assert f"{first} vs {second}: {'; '.join(reasons)}." in warnings_section
+    payload = json.loads(json.dumps(inline.to_dict()))  # the engine object among the options
+    assert payload["settings"]["options"]["chains"] == 2
 
 
 @pytest.mark.stan

@@ -475,7 +475,7 @@ def terminal_summary(result: ManyModelResult) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """JSON-safe: numpy scalars to Python, NaN and infinities to None."""
+    """JSON-safe: numpy scalars to Python, NaN and infinities to None, other objects to text."""
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -484,7 +484,9 @@ def _plain(value: Any) -> Any:
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    return value
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)  # e.g. an engine object among the options
 
 
 def as_dict(result: ManyModelResult) -> dict[str, Any]:

@@ -137,7 +137,7 @@ class ModelScores:
         ).reindex(columns=list(self.models))
         left_out: dict[str, str] = {}
         for dataset, block in cells.groupby(level="dataset", sort=False):
-            lacking = [m for m in self.models if not block[m].fillna(False).astype(bool).all()]
+            lacking = [m for m in self.models if not block[m].eq(True).all()]
             if lacking:
                 left_out[str(dataset)] = f"incomplete for {', '.join(lacking)}"
         means = (
@@ -267,7 +267,8 @@ def from_matrices(matrices: Mapping[str, Any], runs: int = 1) -> pd.DataFrame:
     for model, values in matrices.items():
         index = list(values.index) if isinstance(values, pd.DataFrame) else None
         matrix = values.to_numpy() if isinstance(values, pd.DataFrame) else values
-        for i, row in enumerate(matrix if not isinstance(matrix, np.ndarray) else list(matrix)):
+        data_rows = list(np.atleast_2d(matrix)) if isinstance(matrix, np.ndarray) else matrix
+        for i, row in enumerate(data_rows):
             row = _numeric_scores(pd.Series(np.ravel(np.asarray(row, dtype=object))), str(model))
             if row.size % runs:
                 raise ValueError(
