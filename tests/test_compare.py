@@ -404,3 +404,44 @@ def test_detect_columns():
         detect_columns(raw, {"score": "acc"})
     with pytest.raises(ValueError, match="No model column found"):
         detect_columns(raw.rename(columns={"classifier": "who"}))
+
+
+# ------------------------------------------------------------------------- extension point
+class RankedResult(ManyModelResult):
+    """A comparison result with an extra attribute, as a joint model of all k models gives."""
+
+    def __init__(self, pairs, *, p_best, **kwargs):
+        super().__init__(pairs, **kwargs)
+        self.p_best = p_best
+
+
+def fake_joint(scores, pairs, rope, seed, *, nsamples=1000):
+    """All pairs in one call: signed-rank per pair, plus P(best) from the mean ranks."""
+    results = {
+        (a, b): signed_rank_test(
+            scores.table, rope=rope, models=(a, b), seed=seed, nsamples=nsamples
+        )
+        for a, b in pairs
+    }
+    table, _ = scores.complete_blocks()
+    best = table.rank(axis=1, ascending=False).eq(1).mean()
+    return results, {"p_best": best}
+
+
+def test_a_joint_method_plugs_into_the_dispatch_table(frame, monkeypatch, tmp_path):
+    from bayes_hier.compare import METHODS, PairMethod
+
+    entry = PairMethod(
+        "joint_test", fake_joint, "on a new data set", 2, joint=True, result_class=RankedResult
+    )
+    monkeypatch.setitem(METHODS, "joint_test", entry)
+    result = compare(frame, rope=0.005, method="joint_test", seed=3, nsamples=2000)
+    assert isinstance(result, RankedResult)
+    assert result.p_best.idxmax() == "c" and result.p_best.sum() == pytest.approx(1.0)
+    alone = signed_rank_test(frame, rope=0.005, models=("a", "c"), seed=3, nsamples=2000)
+    assert result["a", "c"].probs == alone.probs
+    assert result["c", "a"].probs.left == alone.probs.right
+    assert len(result.pairs) == 6
+    assert result.write_report(tmp_path / "r")["report.html"].is_file()
+    with pytest.raises(TypeError, match="does not take \\['draws'\\]"):
+        compare(frame, method="joint_test", draws=5)

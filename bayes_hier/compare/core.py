@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,8 +22,10 @@ from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
 from .frequentist import frequentist_view
 from .methods import PairMethod, default_method, get_method, run_pair
-from .result import ManyModelResult
 from .tidy import MissingDataWarning, ModelScores, PairUsage, model_scores
+
+if TYPE_CHECKING:
+    from .result import ManyModelResult
 
 #: Packages whose versions every report states.
 REPORTED_PACKAGES = ("bayes_hier", "numpy", "pandas", "scipy", "arviz", "pystan", "httpstan")
@@ -197,21 +199,26 @@ def compare(
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
     root = resolve_seed(seed)
     pairs = pair_list(scores.models, control)
-    inputs, usage = _pair_inputs(
-        scores, pairs, entry, min_folds=int(min_folds), higher_is_better=higher_is_better
-    )
-    _warn_dropped(usage)
     seeds = {pair: pair_seed(root, *pair) for pair in pairs}
-    results = _run_pairs(
-        entry,
-        inputs,
-        parsed_rope,
-        seeds,
-        options,
-        jobs=int(jobs),
-        scheduler=scheduler,
-        progress=progress,
-    )
+    usage: dict[tuple[str, str], PairUsage] = {}
+    extras: dict[str, Any] = {}
+    if entry.joint:
+        results, extras = entry.test(scores, pairs, parsed_rope, root, **options)
+    else:
+        inputs, usage = _pair_inputs(
+            scores, pairs, entry, min_folds=int(min_folds), higher_is_better=higher_is_better
+        )
+        _warn_dropped(usage)
+        results = _run_pairs(
+            entry,
+            inputs,
+            parsed_rope,
+            seeds,
+            options,
+            jobs=int(jobs),
+            scheduler=scheduler,
+            progress=progress,
+        )
     settings = {
         "seed": root,
         "pair_seeds": {f"{a} vs {b}": s for (a, b), s in seeds.items()},
@@ -221,7 +228,7 @@ def compare(
         "jobs": int(jobs),
         "versions": package_versions(),
     }
-    result = ManyModelResult(
+    result = entry.result_class(
         results,
         models=scores.models,
         method=entry.name,
@@ -234,6 +241,7 @@ def compare(
         control=control,
         higher_is_better=higher_is_better,
         alpha=alpha,
+        **extras,
     )
     result.warn()
     return result

@@ -1,9 +1,12 @@
-"""The pairwise methods a many-model comparison can run: one dispatch table.
+"""The methods a many-model comparison can run: one dispatch table.
 
-Each entry names the two-model test of the package that analyses a pair (the comparison never
-re-implements a test), how many data sets it needs, whether its pairs are worth sending to worker
-processes (only the Stan-based test is), and the phrase that says what its probabilities are
-about. :func:`run_pair` is the picklable task a worker runs.
+Each pairwise entry names the two-model test of the package that analyses a pair (the comparison
+never re-implements a test), how many data sets it needs, whether its pairs are worth sending to
+worker processes (only the Stan-based test is), and the phrase that says what its probabilities
+are about. :func:`run_pair` is the picklable task a worker runs. A joint entry (``joint=True``)
+analyses all pairs in one call and may name its own result class (a subclass of
+:class:`~bayes_hier.compare.result.ManyModelResult` with extra attributes); adding one is adding
+an entry to :data:`METHODS`.
 """
 
 from __future__ import annotations
@@ -17,18 +20,22 @@ from ..bayesian_tests import correlated_ttest, sign_test, signed_rank_test
 from ..data import CVData
 from ..hierarchical import hierarchical_test
 from ..rope import Rope
+from .result import ManyModelResult
 
 
 @dataclass(frozen=True)
 class PairMethod:
-    """A two-model test used for every pair of a comparison.
+    """How a comparison analyses its pairs: a two-model test per pair, or one joint model.
 
     Attributes
     ----------
     name
         The key of :data:`METHODS` (``method=`` of :func:`~bayes_hier.compare.compare`).
     test
-        The test function; called as ``test(cv, rope=..., seed=..., **options)``.
+        For a pairwise method, the two-model test, called as
+        ``test(cv, rope=..., seed=..., **options)`` on each pair. For a joint method (``joint``
+        true), one call for all pairs: ``test(scores, pairs, rope, seed, **options)`` returning
+        ``(pair results by pair, extra keyword arguments of result_class)``.
     scope
         What the probabilities are about, completing "A is better than B with probability p ...".
     min_datasets, max_datasets
@@ -37,6 +44,10 @@ class PairMethod:
         Whether pairs go to worker processes when ``jobs > 1`` (worth it for MCMC only).
     seeded
         Whether the test takes a ``seed``.
+    joint
+        Whether ``test`` analyses all pairs at once (see ``test``).
+    result_class
+        The class of the comparison's result (:class:`ManyModelResult` or a subclass).
     """
 
     name: str
@@ -46,11 +57,13 @@ class PairMethod:
     max_datasets: int | None = None
     parallel: bool = False
     seeded: bool = True
+    joint: bool = False
+    result_class: type[ManyModelResult] = ManyModelResult
 
     def options(self) -> set[str]:
         """The keyword options the test accepts besides the data, rope and seed."""
         reserved = {"x", "y", "rope", "seed", "runs", "names", "models", "columns", "rho"}
-        reserved |= {"higher_is_better", "warn", "dataset"}
+        reserved |= {"higher_is_better", "warn", "dataset", "scores", "pairs"}
         return set(inspect.signature(self.test).parameters) - reserved
 
     def check_options(self, options: Mapping[str, Any]) -> None:
