@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,10 +19,13 @@ from bayes_hier.experiments import (
     e1_shrinkage,
     e2_equivalent,
     e5_friedman,
+    executors,
     make_executor,
     repetition_seeds,
     run_experiments,
 )
+from bayes_hier.experiments.checkpoints import Checkpoints, task_digest
+from bayes_hier.experiments.executors import WorkerLostError
 from bayes_hier.experiments.generators import (
     FOLD_SD,
     cauchy_deltas,
@@ -30,6 +39,7 @@ from bayes_hier.experiments.generators import (
 )
 from bayes_hier.experiments.report import markdown_table, write_report
 from bayes_hier.experiments.runner import ExperimentOutput, InlineExecutor, run_tasks
+from bayes_hier.seeding import derive_seed
 
 
 # ------------------------------------------------------------------------------ generators
@@ -178,17 +188,208 @@ def test_tiny_run_end_to_end(tmp_path, uci):
 
 
 @pytest.mark.stan
-def test_dask_local_cluster_gives_the_same_numbers(tmp_path):
+def test_dask_multiprocess_cluster_gives_the_same_numbers(tmp_path):
     pytest.importorskip("distributed")
+    import dask
     from distributed import LocalCluster
 
     settings = replace(SMALL, e23_reps=2, experiments=("e2",))
+    # pystan forks chain processes: the worker processes must not be daemonic.
+    with dask.config.set({"distributed.worker.daemon": False}):
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            with make_executor(scheduler=cluster) as executor:
+                dask_run = e2_equivalent.run(settings, executor, tmp_path / "dask", progress=False)
+    (tmp_path / "local").mkdir()
+    local = e2_equivalent.run(settings, InlineExecutor(), tmp_path / "local", progress=False)
+    pd.testing.assert_frame_equal(
+        dask_run.tables["e2_equivalent.csv"], local.tables["e2_equivalent.csv"]
+    )
+    assert len(Checkpoints(tmp_path / "dask" / "checkpoints" / "e2")) == 2
+
+
+# ------------------------------------------------------------------------------ resuming
+def seeded_draw(name: str, settings: Settings) -> dict:
+    """A cheap stand-in for a repetition: numbers from the repetition's own derived seed."""
+    rng = np.random.default_rng(derive_seed(settings.base_seed, "test", name))
+    return {"name": name, "value": float(rng.normal()), "array": rng.normal(size=3)}
+
+
+def kill_own_worker_once(index: int, marker_folder: str) -> int:
+    """Kills the worker process that runs it the first time it sees ``index == 1``."""
+    marker = Path(marker_folder) / f"killed-{index}"
+    if index == 1 and not marker.exists():
+        marker.write_text("x")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return index * index
+
+
+def always_kill_on_one(index: int) -> int:
+    if index == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return index * index
+
+
+class InterruptAfter(Checkpoints):
+    """Checkpoints that raise KeyboardInterrupt (as Ctrl-C would) after ``limit`` saves."""
+
+    def __init__(self, folder, limit):
+        super().__init__(folder)
+        self.limit = limit
+
+    def save(self, function, task, result):
+        super().save(function, task, result)
+        self.limit -= 1
+        if self.limit == 0:
+            raise KeyboardInterrupt
+
+
+def test_checkpoint_digest_ignores_only_the_choice_of_experiments():
+    settings = Settings.tiny()
+    frame = pd.DataFrame({"a": [1.0, 2.0]})
+    base = task_digest(seeded_draw, ("x", settings, frame))
+    assert base == task_digest(seeded_draw, ("x", replace(settings, experiments=("e1",)), frame))
+    assert base != task_digest(seeded_draw, ("x", replace(settings, e1_reps=3), frame))
+    assert base != task_digest(seeded_draw, ("x", settings, frame.assign(a=[1.0, 2.5])))
+    assert base != task_digest(seeded_draw, ("y", settings, frame))
+    assert task_digest(seeded_draw, (0.1,)) != task_digest(seeded_draw, (0.1 + 1e-17 + 1e-16,))
+
+
+def test_checkpoints_round_trip_and_unreadable_files(tmp_path):
+    store = Checkpoints(tmp_path / "c")
+    task = ("a", Settings.tiny())
+    assert store.load(seeded_draw, task) == (False, None)
+    value = seeded_draw(*task)
+    store.save(seeded_draw, task, value)
+    found, loaded = store.load(seeded_draw, task)
+    assert found and loaded["value"] == value["value"]
+    np.testing.assert_array_equal(loaded["array"], value["array"])
+    assert len(store) == 1 and not list(store.folder.glob(".partial-*"))
+    store.path(seeded_draw, task).write_bytes(b"\x80truncated")  # a torn file is recomputed
+    assert store.load(seeded_draw, task) == (False, None)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_interrupted_tasks_resume_with_identical_results(tmp_path, jobs):
+    settings = Settings.tiny()
+    tasks = [(f"rep{i}", settings) for i in range(6)]
+    reference = run_tasks(InlineExecutor(), seeded_draw, tasks, "t", progress=False)
+    store = InterruptAfter(tmp_path / "c", limit=2)
+    with pytest.raises(KeyboardInterrupt):
+        with make_executor(jobs) as executor:
+            run_tasks(executor, seeded_draw, tasks, "t", progress=False, checkpoints=store)
+    assert len(store) == 2  # written as they finished, kept after Ctrl-C
+    calls = []
+    store = Checkpoints(tmp_path / "c")
+    original_save = store.save
+    store.save = lambda f, t, r: (calls.append(t[0]), original_save(f, t, r))
+    with make_executor(jobs) as executor:
+        resumed = run_tasks(executor, seeded_draw, tasks, "t", progress=False, checkpoints=store)
+    assert len(calls) == 4 and len(store) == 6  # only the missing four ran
+    for got, expected in zip(resumed, reference):
+        assert got["name"] == expected["name"] and got["value"] == expected["value"]
+        np.testing.assert_array_equal(got["array"], expected["array"])
+
+
+def test_a_lost_local_worker_is_replaced_and_the_run_goes_on(tmp_path):
+    tasks = [(i, str(tmp_path)) for i in range(5)]
+    store = Checkpoints(tmp_path / "c")
+    with pytest.warns(RuntimeWarning, match="worker process was lost"):
+        with make_executor(2) as executor:
+            results = run_tasks(
+                executor, kill_own_worker_once, tasks, "t", progress=False, checkpoints=store
+            )
+    assert results == [0, 1, 4, 9, 16]
+    assert (tmp_path / "killed-1").exists() and len(store) == 5
+
+
+def test_a_worker_lost_again_and_again_stops_with_a_message(tmp_path, monkeypatch):
+    monkeypatch.setattr(executors, "RESTARTS", 1)
+    store = Checkpoints(tmp_path / "c")
+    tasks = [(i,) for i in range(4)]
+    with pytest.warns(RuntimeWarning), pytest.raises(WorkerLostError, match="resume") as error:
+        with make_executor(2) as executor:
+            run_tasks(executor, always_kill_on_one, tasks, "t", progress=False, checkpoints=store)
+    assert str(store.folder) in str(error.value)
+    # Nothing that finished is lost: every other task's result is on disk.
+    assert all(store.load(always_kill_on_one, t)[0] for t in tasks if t != (1,))
+
+
+def spawn_grandchild_and_wait(seconds: float) -> int:
+    """A task that starts a child process (as pystan starts chain processes) and waits."""
+    child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})"])
+    time.sleep(seconds)
+    return child.pid
+
+
+def test_ctrl_c_leaves_no_orphan_processes():
+    psutil = pytest.importorskip("psutil")
+
+    def workers_and_their_children(pool):
+        workers = [psutil.Process(pid) for pid in pool.worker_pids()]
+        return workers + [c for w in workers for c in w.children(recursive=True)]
+
+    with pytest.raises(KeyboardInterrupt):
+        with make_executor(2) as executor:
+            futures = [executor.submit(spawn_grandchild_and_wait, 60) for _ in range(2)]
+            deadline = time.monotonic() + 60
+            while len(workers_and_their_children(executor)) < 4 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            started = workers_and_their_children(executor)
+            assert len(started) == 4  # two workers, each with a "chain process"
+            raise KeyboardInterrupt
+    for process in started:
+        assert not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+    assert all(f.done() for f in futures)
+
+
+def test_lost_dask_worker_is_rescheduled(tmp_path):
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    tasks = [(i, str(tmp_path)) for i in range(4)]
     with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         with make_executor(scheduler=cluster) as executor:
-            dask = e2_equivalent.run(settings, executor, tmp_path, progress=False)
-    local = e2_equivalent.run(settings, InlineExecutor(), tmp_path, progress=False)
+            results = run_tasks(
+                executor,
+                kill_own_worker_once,
+                tasks,
+                "t",
+                progress=False,
+                checkpoints=Checkpoints(tmp_path / "c"),
+            )
+    assert results == [0, 1, 4, 9]
+    assert (tmp_path / "killed-1").exists()
+
+
+@pytest.mark.stan
+def test_interrupted_experiment_resumes_to_the_uninterrupted_numbers(tmp_path, monkeypatch):
+    settings = replace(SMALL, e23_q=(10,), e23_reps=3, experiments=("e2",))
+    (tmp_path / "whole").mkdir()
+    whole = e2_equivalent.run(settings, InlineExecutor(), tmp_path / "whole", progress=False)
+    (tmp_path / "parts").mkdir()
+    original = Checkpoints.save
+    saves = []
+
+    def interrupting_save(self, function, task, result):
+        original(self, function, task, result)
+        saves.append(task)
+        if len(saves) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Checkpoints, "save", interrupting_save)
+    with pytest.raises(KeyboardInterrupt):
+        e2_equivalent.run(settings, InlineExecutor(), tmp_path / "parts", progress=False)
+    assert not (tmp_path / "parts" / "e2_repetitions.csv").exists()
+    resumed = e2_equivalent.run(settings, InlineExecutor(), tmp_path / "parts", progress=False)
+    assert len(saves) == 3  # one before the interruption, two after
+    for name in ("e2_repetitions.csv", "e2_equivalent.csv"):
+        pd.testing.assert_frame_equal(
+            pd.read_csv(tmp_path / "parts" / name), pd.read_csv(tmp_path / "whole" / name)
+        )
     pd.testing.assert_frame_equal(
-        dask.tables["e2_equivalent.csv"], local.tables["e2_equivalent.csv"]
+        resumed.tables["e2_equivalent.csv"], whole.tables["e2_equivalent.csv"]
     )

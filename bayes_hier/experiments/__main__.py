@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .executors import WorkerLostError
 from .main import EXPERIMENTS, run_experiments
 from .runner import Settings
 
@@ -27,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=None, help="base seed")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="delete OUT/checkpoints first (by default a rerun resumes from the repetitions "
+        "an interrupted run saved there)",
+    )
     args = parser.parse_args(argv)
     factory = Settings.quick if args.quick else Settings.tiny if args.tiny else Settings.full
     changes = {}
@@ -38,16 +45,28 @@ def main(argv: list[str] | None = None) -> int:
         changes["experiments"] = chosen
     if args.seed is not None:
         changes["base_seed"] = args.seed
-    run_experiments(
-        factory(**changes),
-        args.out,
-        jobs=args.jobs,
-        scheduler=args.scheduler,
-        data=args.data,
-        progress=not args.no_progress,
-        command="python -m bayes_hier.experiments "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-    )
+    try:
+        run_experiments(
+            factory(**changes),
+            args.out,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            data=args.data,
+            progress=not args.no_progress,
+            fresh=args.fresh,
+            command="python -m bayes_hier.experiments "
+            + " ".join(sys.argv[1:] if argv is None else argv),
+        )
+    except KeyboardInterrupt:
+        print(
+            f"Interrupted. The finished repetitions are saved in {args.out}/checkpoints; run the "
+            "same command again to resume.",
+            file=sys.stderr,
+        )
+        return 130
+    except WorkerLostError as error:
+        print(str(error), file=sys.stderr)
+        return 1
     print(f"Wrote {args.out}/REPORT.md")
     return 0
 

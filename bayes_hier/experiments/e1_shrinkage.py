@@ -18,6 +18,7 @@ from .generators import mixture_deltas, simulate_differences
 from .runner import (
     ExperimentOutput,
     Settings,
+    checkpoints,
     diagnostics_sentence,
     fit,
     fit_diagnostics,
@@ -47,7 +48,16 @@ def run_repetition(q: int, rep: int, settings: Settings) -> dict[str, float]:
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
     tasks = [(q, rep, settings) for q in settings.e1_q for rep in range(settings.e1_reps)]
-    reps = pd.DataFrame(run_tasks(executor, run_repetition, tasks, "E1 shrinkage", progress))
+    reps = pd.DataFrame(
+        run_tasks(
+            executor,
+            run_repetition,
+            tasks,
+            "E1 shrinkage",
+            progress,
+            checkpoints=checkpoints(out, "e1"),
+        )
+    )
     reps.to_csv(out / "e1_repetitions.csv", index=False)
     table = (
         reps.groupby("q")

@@ -17,6 +17,7 @@ from .generators import cauchy_deltas, simulate_differences
 from .runner import (
     ExperimentOutput,
     Settings,
+    checkpoints,
     diagnostics_sentence,
     fit,
     fit_diagnostics,
@@ -113,7 +114,16 @@ def run_cauchy_experiment(
         for q in settings.e23_q
         for rep in range(settings.e23_reps)
     ]
-    reps = pd.DataFrame(run_tasks(executor, run_cauchy_repetition, tasks, title, progress))
+    reps = pd.DataFrame(
+        run_tasks(
+            executor,
+            run_cauchy_repetition,
+            tasks,
+            title,
+            progress,
+            checkpoints=checkpoints(out, key),
+        )
+    )
     reps.to_csv(out / f"{key}_repetitions.csv", index=False)
     table = summarise(reps)
     csv, png = {

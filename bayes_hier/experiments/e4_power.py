@@ -14,7 +14,14 @@ import numpy as np
 import pandas as pd
 
 from .e2_equivalent import run_cauchy_repetition
-from .runner import ExperimentOutput, Settings, diagnostics_sentence, run_tasks, save_figure
+from .runner import (
+    ExperimentOutput,
+    Settings,
+    checkpoints,
+    diagnostics_sentence,
+    run_tasks,
+    save_figure,
+)
 
 EXPERIMENT_ID = 4
 CSV = "e4_power.csv"
@@ -37,7 +44,16 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         for setting in range(len(settings.e4_delta0))
         for rep in range(settings.e4_reps)
     ]
-    reps = pd.DataFrame(run_tasks(executor, run_repetition, tasks, "E4 power", progress))
+    reps = pd.DataFrame(
+        run_tasks(
+            executor,
+            run_repetition,
+            tasks,
+            "E4 power",
+            progress,
+            checkpoints=checkpoints(out, "e4"),
+        )
+    )
     reps.to_csv(out / "e4_repetitions.csv", index=False)
     reps = reps.assign(
         hierarchical=reps["p_right"] > 0.95,

@@ -30,6 +30,7 @@ from .generators import friedman_settings as all_settings
 from .runner import (
     ExperimentOutput,
     Settings,
+    checkpoints,
     diagnostics_sentence,
     fit,
     fit_diagnostics,
@@ -205,12 +206,28 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     if truth_frame is None:
         tasks = [(setting_id, settings) for setting_id in settings.e5_settings]
         truth_frame = pd.DataFrame(
-            run_tasks(executor, truth_setting, tasks, "E5 ground truth", progress)
+            run_tasks(
+                executor,
+                truth_setting,
+                tasks,
+                "E5 ground truth",
+                progress,
+                checkpoints=checkpoints(out, "e5"),
+            )
         )
         truth_frame.to_csv(truth_path, index=False)
     truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
     tasks = [(rep, truth, settings) for rep in range(settings.e5_reps)]
-    reps = pd.DataFrame(run_tasks(executor, analysis_repetition, tasks, "E5 analysis", progress))
+    reps = pd.DataFrame(
+        run_tasks(
+            executor,
+            analysis_repetition,
+            tasks,
+            "E5 analysis",
+            progress,
+            checkpoints=checkpoints(out, "e5"),
+        )
+    )
     reps.to_csv(out / "e5_repetitions.csv", index=False)
     summary = summarise(reps)
     summary.to_csv(out / SUMMARY_CSV, index=False)

@@ -25,6 +25,7 @@ from scipy import stats
 from .runner import (
     ExperimentOutput,
     Settings,
+    checkpoints,
     diagnostics_sentence,
     fit_diagnostics,
     repetition_seeds,
@@ -158,7 +159,9 @@ def run(
     for p, pair in enumerate(settings.e6_pairs):
         subset = frame[frame["model"].isin(pair)].reset_index(drop=True)
         tasks.extend((p, v, subset, settings) for v in range(len(settings.e6_variants)))
-    rows = run_tasks(executor, run_fit, tasks, "E6 real data", progress)
+    rows = run_tasks(
+        executor, run_fit, tasks, "E6 real data", progress, checkpoints=checkpoints(out, "e6")
+    )
     table = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     table.to_csv(out / CSV, index=False)
     figures = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from . import (
     e6_real_data,
 )
 from .report import write_report
-from .runner import ExperimentOutput, Settings, compile_model, make_executor
+from .runner import CHECKPOINTS, ExperimentOutput, Settings, compile_model, make_executor
 
 EXPERIMENTS = {
     "e1": e1_shrinkage,
@@ -37,11 +38,16 @@ def run_experiments(
     data: str | None = None,
     progress: bool = True,
     command: str | None = None,
+    fresh: bool = False,
 ) -> list[ExperimentOutput]:
     """Run ``settings.experiments`` into ``out`` and write ``out/REPORT.md``.
 
     ``jobs`` local processes, or a Dask ``scheduler`` (address, Client or LocalCluster). ``data``
-    is the real data's file or folder (default: ``$BAYES_HIER_DATA`` or ``../shared/data``).
+    is the real data's file or folder (default: the packaged copy).
+
+    Every finished repetition is saved under ``out/checkpoints/<experiment>/`` as it finishes; a
+    rerun with the same settings skips them, so an interrupted run resumes where it stopped and
+    gives the numbers of an uninterrupted one. ``fresh=True`` deletes the checkpoints first.
     """
     os.environ.setdefault("MPLBACKEND", "Agg")
     import matplotlib
@@ -49,6 +55,9 @@ def run_experiments(
     matplotlib.use("Agg")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+    reused = sum(1 for _ in (out / CHECKPOINTS).glob("*/[!.]*.pkl"))
     start = time.perf_counter()
     engine = compile_model(settings.engine)  # once, before any worker starts
     outputs = []
@@ -66,5 +75,6 @@ def run_experiments(
         jobs=jobs,
         scheduler=scheduler if isinstance(scheduler, str) else (scheduler and repr(scheduler)),
         command=command,
+        reused=reused,
     )
     return outputs

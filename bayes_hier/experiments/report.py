@@ -69,15 +69,23 @@ def write_report(
     jobs: int = 1,
     scheduler: str | None = None,
     command: str | None = None,
+    reused: int = 0,
 ) -> Path:
-    """Write ``out/REPORT.md`` and return its path."""
+    """Write ``out/REPORT.md`` and return its path. ``reused``: results taken from the checkpoints
+    of an earlier (interrupted) run, whose time the run times do not include."""
     out = Path(out)
     lines = [
         "# Reproduction of the hierarchical-model paper (bayes_hier)",
         "",
         f"Generated {datetime.datetime.now().isoformat(timespec='seconds')} in "
         f"**{settings.mode}** mode; total run time {seconds:.1f} s "
-        f"({seconds / 60:.1f} min).",
+        f"({seconds / 60:.1f} min)"
+        + (
+            f"; {reused} finished repetitions were reused from `checkpoints/` (an earlier, "
+            "interrupted run), so the run times cover only the rest."
+            if reused
+            else "."
+        ),
         "",
         f"* Command: `{command}`" if command else "* Command: (library call)",
         "* Executor: " + (f"Dask scheduler {scheduler}" if scheduler else f"{jobs} local job(s)"),

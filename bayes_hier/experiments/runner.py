@@ -1,39 +1,23 @@
-"""Settings, per-repetition seeds and the executor that runs the repetitions.
+"""Settings, per-repetition seeds and the helpers every experiment shares.
 
-Every repetition is an independent, picklable task ``function(*args)``: the drivers submit them to
-a ``concurrent.futures``-style executor and collect the results in submission order, so the
-numbers do not depend on the executor or on the number of workers.
-
-* ``jobs == 1``: the tasks run in this process, one after the other (:class:`InlineExecutor`).
-* ``jobs > 1``: a :class:`~concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
-  (pystan forks its own chain processes; a spawned worker is a clean interpreter). Each worker
-  loads the compiled Stan model from the on-disk cache: nothing is recompiled per repetition.
-* ``scheduler``: a Dask distributed cluster — an address (``tcp://host:8786``), a
-  :class:`distributed.Client` or a :class:`distributed.LocalCluster`; the tasks go through the
-  client's ``concurrent.futures`` executor (``Client.get_executor()``). pystan forks chain
-  processes, which a *daemonic* process may not do: start the Dask workers with
-  ``DASK_DISTRIBUTED__WORKER__DAEMON=False`` (or ``dask.config.set({"distributed.worker.daemon":
-  False})`` for a ``LocalCluster(processes=True)``), or use ``processes=False``. A worker plugin
-  shuts httpstan's chain pool down when a worker process closes.
+The repetitions run through :mod:`.executors` (:func:`make_executor`, :func:`run_tasks`; both
+re-exported here), which save each result as it finishes and resume an interrupted run.
 
 Seeds: repetition ``rep`` of setting ``setting`` of experiment ``experiment`` uses
 ``SeedSequence([base_seed, experiment, setting, rep])`` (:func:`repetition_seeds`), so any single
-repetition can be rerun alone and gives the same numbers.
+repetition can be rerun alone and gives the same numbers, whatever ran before it.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
-import multiprocessing
-import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+
+from .checkpoints import Checkpoints
+from .executors import InlineExecutor, make_executor, run_tasks
 
 BASE_SEED = 20170101
 
@@ -206,117 +190,6 @@ def signed_rank_p(means: np.ndarray) -> float:
         return float(wilcoxon_signed_rank(np.zeros_like(means), means).p_value)
 
 
-# ------------------------------------------------------------------------------ executors
-class InlineExecutor(concurrent.futures.Executor):
-    """Runs each task at submission, in this process (``jobs == 1``)."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as error:
-            future.set_exception(error)
-        return future
-
-
-def _stop_stan_pool() -> None:
-    """Shut down httpstan's chain process pool of this (worker) process, if it was started."""
-    import sys
-
-    stub = sys.modules.get("httpstan.services_stub")
-    pool = getattr(stub, "executor", None)
-    if pool is not None:
-        with contextlib.suppress(Exception):
-            pool.shutdown(wait=True, cancel_futures=True)
-    with contextlib.suppress(Exception):
-        from ..engines.pystan_engine import stop_chain_processes
-
-        stop_chain_processes()
-
-
-def _init_worker() -> None:
-    """Initialiser of the local worker processes.
-
-    httpstan keeps a (non-daemonic) process pool for the chains; a worker process that exits
-    joins its children *before* the ``atexit`` hooks that would stop that pool run, and would hang.
-    A multiprocessing finalizer (run before that join) shuts the pool down first.
-    """
-    from multiprocessing import util
-
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    util.Finalize(None, _stop_stan_pool, exitpriority=100)
-
-
-def _teardown_worker(worker: Any = None) -> None:
-    """Stop httpstan's chain pool when a Dask worker *process* closes (not an in-process one)."""
-    if multiprocessing.current_process().name != "MainProcess":
-        _stop_stan_pool()
-
-
-def _register_cleanup(client: Any) -> None:
-    """Make Dask worker processes shut httpstan's chain pool down when they close."""
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    class StanPoolCleanup(WorkerPlugin):
-        name = "bayes-hier-stan-pool"
-
-        def teardown(self, worker: Any) -> None:
-            _teardown_worker(worker)
-
-    with contextlib.suppress(Exception):
-        client.register_plugin(StanPoolCleanup())
-
-
-@contextlib.contextmanager
-def make_executor(jobs: int = 1, scheduler: Any = None) -> Iterator[concurrent.futures.Executor]:
-    """The executor for ``jobs`` local processes or a Dask cluster (see module doc)."""
-    if scheduler is not None:
-        from distributed import Client, LocalCluster
-
-        if isinstance(scheduler, Client):
-            _register_cleanup(scheduler)
-            yield scheduler.get_executor()
-            return
-        client = Client(scheduler) if isinstance(scheduler, str | LocalCluster) else None
-        if client is None:
-            raise TypeError(f"scheduler must be an address, Client or LocalCluster: {scheduler!r}")
-        try:
-            _register_cleanup(client)
-            yield client.get_executor()
-        finally:
-            client.close()
-        return
-    if jobs <= 1:
-        yield InlineExecutor()
-        return
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=_init_worker
-    ) as pool:
-        yield pool
-
-
-def run_tasks(
-    executor: concurrent.futures.Executor,
-    function: Callable[..., Any],
-    tasks: Sequence[tuple[Any, ...]],
-    description: str,
-    progress: bool = True,
-) -> list[Any]:
-    """Submit ``function(*task)`` for every task; results in task order, with a tqdm bar."""
-    if isinstance(executor, InlineExecutor):  # run here, one by one, so the bar moves
-        with tqdm(tasks, desc=description, disable=not progress, leave=True) as bar:
-            return [function(*task) for task in bar]
-    futures = [executor.submit(function, *task) for task in tasks]
-    index = {future: i for i, future in enumerate(futures)}
-    results: list[Any] = [None] * len(futures)
-    with tqdm(total=len(futures), desc=description, disable=not progress, leave=True) as bar:
-        for future in concurrent.futures.as_completed(futures):
-            results[index[future]] = future.result()
-            bar.update()
-    return results
-
-
 def compile_model(engine: str = "auto") -> str:
     """Compile (or find in the cache) the hierarchical program; returns the engine's name."""
     from ..engines import get_engine
@@ -325,6 +198,17 @@ def compile_model(engine: str = "auto") -> str:
     resolved = get_engine(engine)
     resolved.compile(load_program("hierarchical"))
     return resolved.name
+
+
+#: The folder under the output folder that holds the finished repetitions of every experiment.
+CHECKPOINTS = "checkpoints"
+
+
+def checkpoints(out: Any, key: str) -> Checkpoints:
+    """Where experiment ``key`` saves its finished repetitions: ``out/checkpoints/key``."""
+    from pathlib import Path
+
+    return Checkpoints(Path(out) / CHECKPOINTS / key)
 
 
 @dataclass
@@ -338,3 +222,22 @@ class ExperimentOutput:
     tables: dict[str, Any] = field(default_factory=dict)
     figures: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+
+
+__all__ = [
+    "BASE_SEED",
+    "CHECKPOINTS",
+    "ExperimentOutput",
+    "InlineExecutor",
+    "Settings",
+    "checkpoints",
+    "compile_model",
+    "diagnostics_sentence",
+    "fit",
+    "fit_diagnostics",
+    "make_executor",
+    "repetition_seeds",
+    "run_tasks",
+    "save_figure",
+    "signed_rank_p",
+]

@@ -1,0 +1,115 @@
+"""One file per finished task, so that an interrupted run resumes where it stopped.
+
+Every repetition of an experiment is a task ``function(*task)`` whose numbers depend only on its
+arguments (each repetition draws from its own seed, :func:`~.runner.repetition_seeds`). Its
+result is written to ``folder / "<function>-<digest>.pkl"`` as soon as it finishes, where the
+digest is a SHA-256 of the function's name and a canonical encoding of the arguments (settings,
+numbers, arrays, data frames). A rerun with the same arguments finds the file and skips the task;
+changed settings give other digests, so stale results are never reused. Files are written to a
+temporary name and renamed (atomic on POSIX and Windows), so a run killed while writing leaves
+either the whole file or none; an unreadable file is treated as missing and recomputed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+import pickle
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: Settings fields that choose *which* experiments run, not what a task computes.
+NOT_PART_OF_A_TASK = ("experiments",)
+
+
+def canonical(value: Any) -> bytes:
+    """A byte encoding of ``value`` that is equal for equal arguments across processes and runs:
+    dataclasses by their fields (without :data:`NOT_PART_OF_A_TASK`), mappings by sorted items,
+    floats exactly (``float.hex``), arrays by dtype, shape and bytes, pandas objects by their
+    labels and :func:`pandas.util.hash_pandas_object`, anything else by ``repr``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {
+            f.name: getattr(value, f.name)
+            for f in dataclasses.fields(value)
+            if f.name not in NOT_PART_OF_A_TASK
+        }
+        return b"dataclass:" + type(value).__name__.encode() + canonical(fields)
+    if isinstance(value, dict):
+        items = sorted((canonical(k), canonical(v)) for k, v in value.items())
+        return b"{" + b",".join(k + b":" + v for k, v in items) + b"}"
+    if isinstance(value, (list, tuple)):
+        return b"(" + b",".join(canonical(v) for v in value) + b")"
+    if isinstance(value, (float, np.floating)):
+        return b"f" + float(value).hex().encode()
+    if isinstance(value, np.ndarray):
+        contiguous = np.ascontiguousarray(value)
+        return b"a" + f"{value.dtype.str}{value.shape}".encode() + contiguous.tobytes()
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        labels = list(value.columns) if isinstance(value, pd.DataFrame) else [value.name]
+        hashed = pd.util.hash_pandas_object(value, index=True).to_numpy()
+        return b"pd" + canonical(labels) + hashed.tobytes()
+    return b"r" + repr(value).encode()
+
+
+def task_digest(function: Callable[..., Any], task: tuple[Any, ...]) -> str:
+    """SHA-256 (hex, first 24 characters) of the function's qualified name and its arguments."""
+    name = f"{function.__module__}.{function.__qualname__}".encode()
+    return hashlib.sha256(name + b"|" + canonical(tuple(task))).hexdigest()[:24]
+
+
+class Checkpoints:
+    """The finished results of the tasks of one experiment, one pickle file per task.
+
+    Parameters
+    ----------
+    folder
+        Created when the first result is saved.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+
+    def path(self, function: Callable[..., Any], task: tuple[Any, ...]) -> Path:
+        return self.folder / f"{function.__name__}-{task_digest(function, task)}.pkl"
+
+    def load(self, function: Callable[..., Any], task: tuple[Any, ...]) -> tuple[bool, Any]:
+        """``(True, result)`` when the task finished in an earlier run, else ``(False, None)``
+        (also for a file that cannot be read: the task then runs again)."""
+        path = self.path(function, task)
+        try:
+            with path.open("rb") as handle:
+                return True, pickle.load(handle)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError):
+            return False, None
+
+    def save(self, function: Callable[..., Any], task: tuple[Any, ...], result: Any) -> None:
+        """Write the result atomically (a temporary file in the same folder, then a rename)."""
+        path = self.path(function, task)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".partial-", suffix=".pkl")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                pickle.dump(result, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+
+    def __len__(self) -> int:
+        return len(list(self.folder.glob("[!.]*.pkl"))) if self.folder.is_dir() else 0
+
+    def __repr__(self) -> str:
+        return f"Checkpoints({str(self.folder)!r})"
+
+
+__all__ = ["Checkpoints", "canonical", "task_digest"]
