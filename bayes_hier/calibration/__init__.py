@@ -9,7 +9,7 @@ hierarchical test against the signed-rank test (:mod:`.error_rates`).
 
 from .ranks import rank_of, thin
 from .sbc import PARAMETERS, SBCConfig, SBCSetting, run_replicate, run_sbc
-from .simulate import CalibrationPrior, calibration_model_input, simulate, stan_data
+from .simulate import CalibrationPrior, calibration_model_input, simulate
 from .uniformity import chi_square_test, ecdf_band, ecdf_test
 
 __all__ = [
@@ -25,6 +25,5 @@ __all__ = [
     "run_replicate",
     "run_sbc",
     "simulate",
-    "stan_data",
     "thin",
 ]

@@ -4,8 +4,9 @@ Simulation-based calibration (Talts et al., 2018) is valid only when the data ar
 the very prior the fit uses. The package's own prior has data-dependent bounds (σ̄ = 1000·mean s_i,
 σ̄₀ = 1000·sd x̄_i, D = max |x_ij|, SPEC §3) and rescales the data to mean s_i = 1, so it is not a
 fixed prior one could simulate from. The calibration therefore fixes the hyper-parameters in the
-units the Stan program sees (:class:`CalibrationPrior`) and hands the program its data dict
-directly, with ``scale = 1`` so that the rescaling is the identity.
+units the Stan program sees (:class:`CalibrationPrior`) and builds the data of the program
+through the package's own :func:`~bayes_hier.hierarchical.model_input.build_model_input`, of
+which only the three data-dependent bounds are replaced (:func:`calibration_model_input`).
 
 The generative model, for data sets i = 1..q (SPEC §3, ``stan/include/hierarchical_prior.stan``):
 
@@ -18,18 +19,25 @@ The generative model, for data sets i = 1..q (SPEC §3, ``stan/include/hierarchi
 The model is equivariant under a common change of scale of (D, σ̄₀, σ̄, δ, σ, x): only the ratios
 of the three bounds matter, so unit bounds lose no generality. The zero-variance perturbation of
 the package (data sets whose differences are all equal) never triggers here: simulated
-continuous differences are equal with probability 0, and :func:`stan_data` checks it.
+continuous differences are equal with probability 0, and :func:`calibration_model_input` checks
+it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from ..data import CVData
 from ..examples import equicorrelated_normal
-from ..hierarchical.model_input import NU_PRIORS, ModelInput
+from ..hierarchical.model_input import (
+    NU_PRIORS,
+    HierarchicalPrior,
+    ModelInput,
+    build_model_input,
+)
 from ..rope import Rope
 
 
@@ -131,48 +139,25 @@ def simulate(
     return SimulatedData(truth=truth, differences=differences, rho=rho)
 
 
-def stan_data(prior: CalibrationPrior, simulated: SimulatedData) -> dict[str, Any]:
-    """The data dict of ``hierarchical.stan`` with the calibration prior's fixed bounds.
-
-    The same keys and meaning as :func:`~bayes_hier.hierarchical.model_input.build_model_input`
-    produces, but no rescaling (the simulated values already are in the program's units) and no
-    data-dependent bound.
-    """
-    x = simulated.differences
-    q, n = x.shape
-    means = x.mean(axis=1)
-    ss = ((x - means[:, None]) ** 2).sum(axis=1)
-    if not np.all(ss > 0):
-        raise ValueError("A simulated data set has zero variance; the calibration cannot use it.")
-    switch, gamma = NU_PRIORS[prior.nu_prior]
-    return {
-        "q": q,
-        "n": [n] * q,
-        "rho": np.full(q, simulated.rho),
-        "sigma_upper": prior.sigma_upper,
-        "sigma0_upper": prior.sigma0_upper,
-        "delta0_bound": prior.delta0_bound,
-        "nu_prior": switch,
-        "nu_shape": gamma[0] if gamma else 1.0,
-        "nu_rate": gamma[1] if gamma else 1.0,
-        "alpha_lower": prior.alpha_range[0],
-        "alpha_upper": prior.alpha_range[1],
-        "beta_lower": prior.beta_range[0],
-        "beta_upper": prior.beta_range[1],
-        "xbar": means,
-        "ss": ss,
-    }
-
-
 def calibration_model_input(prior: CalibrationPrior, simulated: SimulatedData) -> ModelInput:
-    """A :class:`ModelInput` with the fixed bounds and unit scale, for ``run_hierarchical_fit``."""
-    data = stan_data(prior, simulated)
-    n = np.asarray(data["n"], float)
-    return ModelInput(
-        differences=tuple(simulated.differences),
-        scale=1.0,
-        rope=Rope(0.0, 0.0),
-        perturbed=(),
-        stds=np.sqrt(data["ss"] / (n - 1)),
-        data=data,
+    """The package's model input of the simulated data, with the calibration prior's bounds.
+
+    The data go through :func:`~bayes_hier.hierarchical.model_input.build_model_input` (the
+    zero-variance check, the sufficient statistics and the rescaling by mean_i(s_i), undone by
+    the posterior completion); only its three data-dependent bounds are replaced by the fixed
+    bounds of ``prior``, expressed in the rescaled units.
+    """
+    cv = CVData(simulated.differences, rho=simulated.rho)
+    package_prior = HierarchicalPrior(
+        nu_prior=prior.nu_prior, alpha_range=prior.alpha_range, beta_range=prior.beta_range
     )
+    model_input = build_model_input(cv, Rope(0.0, 0.0), package_prior, np.random.default_rng(0))
+    if model_input.perturbed:
+        raise ValueError("A simulated data set has zero variance; the calibration cannot use it.")
+    scale = model_input.scale
+    bounds = {
+        "sigma_upper": prior.sigma_upper / scale,
+        "sigma0_upper": prior.sigma0_upper / scale,
+        "delta0_bound": prior.delta0_bound / scale,
+    }
+    return replace(model_input, data={**model_input.data, **bounds})

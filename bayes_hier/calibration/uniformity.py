@@ -49,7 +49,7 @@ def chi_square_test(ranks: np.ndarray, max_rank: int, bins: int) -> float:
     ranks = _check_ranks(ranks, max_rank)
     if (max_rank + 1) % bins:
         raise ValueError(
-            f"L + 1 = {max_rank + 1} rank values cannot be split in {bins} equal bins."
+            f"L + 1 = {max_rank + 1} rank values cannot be split into {bins} equal bins."
         )
     counts = np.bincount(ranks // ((max_rank + 1) // bins), minlength=bins)
     return float(stats.chisquare(counts).pvalue)
@@ -86,6 +86,18 @@ def null_minimum_p(size: int, max_rank: int, simulations: int, seed: int) -> np.
     return np.sort(p.min(axis=1))
 
 
+def adjusted_level(null: np.ndarray, alpha: float) -> float:
+    """γ: the largest simulated T with P(T_null <= γ) <= α (0 when there is none).
+
+    T is discrete, so the α-quantile can sit on a tie; taking the largest value whose share does
+    not exceed α keeps the band's simultaneous miss rate at or below α.
+    """
+    null = np.sort(null)
+    shares = np.searchsorted(null, null, side="right") / null.size
+    admissible = null[shares <= alpha]
+    return float(admissible.max()) if admissible.size else 0.0
+
+
 @dataclass(frozen=True)
 class ECDFBand:
     """Simultaneous band of the ECDF difference F̂(z_j) − z_j of N uniform ranks.
@@ -116,7 +128,7 @@ def ecdf_band(
     """The 1 − α simultaneous band for the ECDF difference of ``size`` ranks in 0..L."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha}.")
-    gamma = float(np.quantile(null_minimum_p(size, max_rank, simulations, seed), alpha))
+    gamma = adjusted_level(null_minimum_p(size, max_rank, simulations, seed), alpha)
     z = _grid(max_rank)
     counts = np.arange(size + 1)[:, None]
     inside = _pointwise_p(counts, size, z) > gamma
