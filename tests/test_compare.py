@@ -445,3 +445,14 @@ def test_a_joint_method_plugs_into_the_dispatch_table(frame, monkeypatch, tmp_pa
     assert result.write_report(tmp_path / "r")["report.html"].is_file()
     with pytest.raises(TypeError, match="does not take \\['draws'\\]"):
         compare(frame, method="joint_test", draws=5)
+
+
+def test_a_pair_counts_only_its_own_models_cells(frame):
+    extra = frame[(frame["model"] == "d") & (frame["dataset"] == "set1") & (frame["run"] == 0)]
+    with_extra_run = pd.concat([frame, extra.assign(run=2)])  # d alone has a third run on set1
+    scores = model_scores(with_extra_run)
+    cv, usage = scores.pair("a", "b")
+    assert usage.complete and cv.runs[1] == 2 and cv.rho[1] == pytest.approx(0.2)
+    cv, usage = scores.pair("a", "d")
+    assert usage.partial == {"set1": 5} and usage.folds["set1"] == 10
+    assert cv.runs[1] == 1 and cv.rho[1] == pytest.approx(1 / 5)

@@ -114,9 +114,11 @@ class ModelScores:
         scores = part.set_index(list(KEYS))["score"]
         return scores[np.isfinite(scores.to_numpy())]
 
-    def design(self) -> pd.DataFrame:
-        """Per data set: the number of runs, of folds per run and of (run, fold) cells."""
-        grouped = self.table.groupby("dataset", sort=False)
+    def design(self, models: Sequence[str] | None = None) -> pd.DataFrame:
+        """Per data set: the number of runs, of folds per run and of (run, fold) cells that
+        ``models`` (default: all) have rows for (a NaN score counts: the fold was planned)."""
+        table = self.table if models is None else self.table[self.table["model"].isin(models)]
+        grouped = table.groupby("dataset", sort=False)
         return pd.DataFrame(
             {
                 "runs": grouped["run"].nunique(),
@@ -157,11 +159,13 @@ class ModelScores:
         A data set scored completely for both models keeps its runs and ``rho = runs / n``
         (``1 / folds``, the default of :class:`~bayes_hier.data.CVData`), so the pair's input is
         exactly what ``CVData.from_frame`` builds from the same rows. A data set with unpaired
-        cells keeps the paired ones (in run-major order) as one block with
-        ``rho = 1 / folds`` of its design. ``None`` when no data set remains.
+        cells (or whose runs do not all have the same folds) keeps the paired ones (in run-major
+        order) as one block with ``rho = 1 / folds`` of its design. Cells are those the two
+        models have rows for; other models' cells do not count. ``None`` when no data set
+        remains.
         """
         a, b = self.cells(first), self.cells(second)
-        design = self.design()
+        design = self.design((first, second))
         x_rows, y_rows, runs, rho, used = [], [], [], [], []
         folds: dict[str, int] = {}
         partial: dict[str, int] = {}
@@ -181,11 +185,13 @@ class ModelScores:
                 continue
             x_rows.append(joined.iloc[:, 0].to_numpy(float))
             y_rows.append(joined.iloc[:, 1].to_numpy(float))
-            if len(joined) == n_cells:
+            grid = int(design.loc[dataset, "runs"]) * int(design.loc[dataset, "folds"])
+            if len(joined) == n_cells == grid:
                 runs.append(int(design.loc[dataset, "runs"]))
                 rho.append(runs[-1] / len(joined))
             else:
-                partial[dataset] = n_cells - len(joined)
+                if len(joined) < n_cells:
+                    partial[dataset] = n_cells - len(joined)
                 runs.append(1)
                 rho.append(1.0 / int(design.loc[dataset, "folds"]))
             used.append(dataset)
