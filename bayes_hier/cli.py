@@ -58,6 +58,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=None, help="one seed for the whole run")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for Stan pairs")
+    parser.add_argument("--scheduler", default=None, help="Dask scheduler address for the pairs")
     parser.add_argument("--out", type=Path, default=None, help="folder for the reports")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -132,6 +133,7 @@ def run(args: argparse.Namespace) -> Any:
         columns=columns,
         seed=args.seed,
         jobs=args.jobs,
+        scheduler=args.scheduler,
         progress=not args.quiet,
         alpha=args.alpha,
         **_options(args),
