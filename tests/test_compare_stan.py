@@ -74,3 +74,21 @@ def test_two_workers_give_the_same_numbers(frame, inline):
         parallel = compare(frame, rope=0.005, seed=7, jobs=2, **MCMC)
     columns = ["p_first_better", "p_rope", "p_second_better", "mean_difference", "max_rhat"]
     assert parallel.pairs[columns].equals(inline.pairs[columns])
+
+
+@pytest.mark.stan
+def test_a_dask_cluster_gives_the_same_numbers(frame, inline):
+    pytest.importorskip("distributed")
+    import dask
+    from distributed import LocalCluster
+
+    # pystan forks chain processes: the worker processes must not be daemonic.
+    with dask.config.set({"distributed.worker.daemon": False}):
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                on_dask = compare(frame, rope=0.005, seed=7, scheduler=cluster, **MCMC)
+    columns = ["p_first_better", "p_rope", "p_second_better", "mean_difference"]
+    assert on_dask.pairs[columns].equals(inline.pairs[columns])

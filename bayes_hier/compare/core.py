@@ -122,9 +122,9 @@ def _run_pairs(
         warnings.simplefilter("ignore", RopeScaleWarning)  # checked once by compare
         if entry.parallel and (jobs > 1 or scheduler is not None):
             with make_executor(jobs, scheduler) as executor:
-                results = run_tasks(executor, run_pair, tasks, description, progress)
+                results = run_tasks(executor, run_pair, tasks, description, progress=progress)
         else:
-            results = run_tasks(InlineExecutor(), run_pair, tasks, description, progress)
+            results = run_tasks(InlineExecutor(), run_pair, tasks, description, progress=progress)
     return dict(zip(pairs, results))
 
 
