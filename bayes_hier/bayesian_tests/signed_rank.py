@@ -115,6 +115,8 @@ class SortedWalsh:
         self.left_lt = count_sums_below(sorted_z, 2 * rope.low, strict=True)
         self.left_le = count_sums_below(sorted_z, 2 * rope.low, strict=False)
         self.empty_rope = rope.is_empty
+        self.right_ties = not np.array_equal(self.right_lt, self.right_le)
+        self.left_ties = not np.array_equal(self.left_lt, self.left_le)
 
     def theta(self, weights_sorted: np.ndarray) -> np.ndarray:
         """``(θ_left, θ_rope, θ_right)`` for weights in sorted-``z`` order given *transposed*:
@@ -122,9 +124,12 @@ class SortedWalsh:
 
         The columns need not be normalised: θ is homogeneous of degree 2 in ``w``, so the sums are
         divided by ``W² = (Σ_j w_j)²`` (normalised Gamma draws are Dirichlet draws). Row ``i``
-        of the left sum is ``(P_lt + P_le) / 2`` and of the right sum ``W − (P_lt + P_le) / 2``
-        (its own ``lt, le``): when every pair ties, both are ``W / 2`` exactly, so θ_left and
-        θ_right are then equal bit for bit.
+        of the left sum is ``h_i = (P_lt + P_le) / 2`` and of the right sum ``W − h_i`` (with
+        the right side's own ``lt, le``). Without ties (``lt = le``) ``h_i = P_lt``: one gather
+        per side, and one in all for ``rope = 0`` (the same thresholds on both sides). When
+        every pair ties, ``h_i`` and ``W − h_i`` are both ``W / 2`` exactly, so θ_left and
+        θ_right are then equal bit for bit; when no pair is right of the rope, ``W − h_i = 0``
+        exactly and θ_right = 0.
         """
         w = weights_sorted
         prefix = np.empty((w.shape[0] + 1, w.shape[1]))
@@ -133,17 +138,27 @@ class SortedWalsh:
             np.add(prefix[i], w[i], out=prefix[i + 1])
         total = prefix[-1]
         squared_total = total * total
-        right_rows = prefix[self.right_lt]
-        right_rows += prefix[self.right_le]
-        right_rows *= -0.5
-        right_rows += total
-        right = np.einsum("ib,ib->b", w, right_rows) / squared_total
-        left_rows = prefix[self.left_lt]
-        left_rows += prefix[self.left_le]
-        left_rows *= 0.5
-        left = np.einsum("ib,ib->b", w, left_rows) / squared_total
-        inside = np.zeros_like(left) if self.empty_rope else np.clip(1.0 - left - right, 0, 1)
-        return np.stack([left, inside, right], axis=1)
+
+        def half_rows(lt: np.ndarray, le: np.ndarray, ties: bool) -> np.ndarray:
+            if not ties:
+                return prefix[lt]
+            rows = prefix[lt]
+            rows += prefix[le]
+            rows *= 0.5
+            return rows
+
+        def weighted(rows: np.ndarray) -> np.ndarray:
+            return np.einsum("ib,ib->b", w, rows) / squared_total
+
+        rows = half_rows(self.right_lt, self.right_le, self.right_ties)
+        # rope = 0: the left side has the same thresholds, its rows are h before W − h.
+        left = weighted(rows) if self.empty_rope else None
+        np.subtract(total, rows, out=rows)
+        right = weighted(rows)
+        if left is not None:
+            return np.stack([left, np.zeros_like(left), right], axis=1)
+        left = weighted(half_rows(self.left_lt, self.left_le, self.left_ties))
+        return np.stack([left, np.clip(1.0 - left - right, 0.0, 1.0), right], axis=1)
 
 
 def theta_sorted(weights: np.ndarray, z: np.ndarray, rope: Rope) -> np.ndarray:
