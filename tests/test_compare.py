@@ -355,6 +355,11 @@ def test_write_report_files(result, tmp_path):
     csv = pd.read_csv(tmp_path / "pairs.csv")
     np.testing.assert_allclose(csv["p_rope"], result.pairs["p_rope"])
     assert "Warnings" in markdown and "does not sample with MCMC" in markdown
+    # the data, rope, prior, seed, sampler and versions are stated
+    assert "Cross-validation: 2 run(s) x 5 folds on every data set (8)." in markdown
+    assert "the rope is ±0.005 in the units of the score column 'score'" in markdown
+    assert "Prior: Dirichlet process strength 0.5." in markdown and "Seed: 1;" in markdown
+    assert "Sampler: nsamples 5000." in markdown and "Versions: bayes_hier " in markdown
 
 
 def test_to_dict_is_json_and_terminal_summary_fits(result):
