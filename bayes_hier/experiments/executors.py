@@ -208,11 +208,9 @@ def make_executor(jobs: int = 1, scheduler: Any = None) -> Iterator[concurrent.f
             client.close()
         return
     if jobs <= 1:
-        try:
-            yield InlineExecutor()
-        except BaseException:
-            stop_stan_pool()  # the chain processes of an interrupted fit in this process
-            raise
+        # The chain processes are this process's children: Ctrl-C reaches them too, and the
+        # engine stops the rest at exit. Its pool is left usable for the next fit (notebooks).
+        yield InlineExecutor()
         return
     pool = LocalProcessPool(jobs)
     try:
