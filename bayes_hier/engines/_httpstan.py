@@ -5,12 +5,21 @@ module-level, fork-based process pool (``httpstan.services_stub.executor``). Thr
 habits are handled here:
 
 * every *seeded* fit is stored in httpstan's cache (about 6 MB per chain for the hierarchical
-  model) so that the same request can be answered again; as this package always seeds, those
-  files are deleted once the draws have been read;
+  model) under a name derived from the request, so that the same request can be answered again;
+  as this package always seeds, those files are deleted once the draws have been read, and each
+  fit gets a name of its own (two processes running the same seeded fit at once would otherwise
+  share, and delete, one file);
 * each chain talks to the server through a Unix socket ``httpstan_*.sock`` made with
   :func:`tempfile.mkstemp` and never removed; they are removed after the fit;
 * when a chain process dies (killed, e.g. by the out-of-memory killer), the pool is "broken"
   and refuses every later fit; it is replaced by a new pool.
+
+A replacement pool only works if its workers are forked from the thread that first loaded the
+compiled model into this process: Stan keeps its autodiff stack in thread-local storage, set up
+in the loading thread only, and a worker forked from any other thread crashes (SIGSEGV,
+measured) in its first chain. So every pystan call of this package runs in one long-lived
+thread (:func:`run_in_stan_thread`), which also answers pystan's need for a thread without a
+running event loop (Jupyter).
 
 All of it patches httpstan's module globals for the duration of one fit, under one lock, so the
 fits of one process run one at a time (as they did: httpstan's pool has one worker per core).
@@ -18,6 +27,7 @@ fits of one process run one at a time (as they did: httpstan's pool has one work
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import contextlib
 import multiprocessing
@@ -25,10 +35,21 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 _FIT_SCOPE = threading.Lock()
+_STAN_THREAD_NAME = "bayes_hier-pystan"
+_STAN_THREAD = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=_STAN_THREAD_NAME)
+
+T = TypeVar("T")
+
+
+def run_in_stan_thread(function: Callable[[], T]) -> T:
+    """Call ``function()`` in the one thread that runs every pystan call of this process."""
+    if threading.current_thread().name.startswith(_STAN_THREAD_NAME):
+        return function()
+    return _STAN_THREAD.submit(function).result()
 
 
 class _RecordingTempfile:
@@ -67,27 +88,35 @@ def _removing_sockets() -> Iterator[None]:
                 os.unlink(name)
 
 
-@contextlib.contextmanager
-def _discard_seeded_fits() -> Iterator[None]:
-    """Delete the fits that httpstan stores in its cache during the block.
+def _unique_fit_name(function: str, model_name: str, kwargs: dict[str, Any]) -> str:
+    """A fit name no other call uses (httpstan's own is a hash of the request when seeded)."""
+    return f"{model_name}/fits/{base64.b32encode(os.urandom(5)).decode().lower()}"
 
-    The server runs in this process, so the fits it dumps during the block are exactly this
-    call's; fits of other processes are left alone.
+
+@contextlib.contextmanager
+def _unshared_fits_discarded() -> Iterator[None]:
+    """Give each fit httpstan stores during the block a unique name; delete them afterwards.
+
+    The server runs in this process, so the fits it stores during the block are exactly this
+    call's.
     """
     import httpstan.cache
+    import httpstan.fits
 
-    original = httpstan.cache.dump_fit
+    original_dump, original_name = httpstan.cache.dump_fit, httpstan.fits.calculate_fit_name
     written: list[str] = []
 
     def recording_dump_fit(fit_bytes: bytes, name: str) -> None:
         written.append(name)
-        original(fit_bytes, name)
+        original_dump(fit_bytes, name)
 
     httpstan.cache.dump_fit = recording_dump_fit
+    httpstan.fits.calculate_fit_name = _unique_fit_name
     try:
         yield
     finally:
-        httpstan.cache.dump_fit = original
+        httpstan.cache.dump_fit = original_dump
+        httpstan.fits.calculate_fit_name = original_name
         for name in written:
             with contextlib.suppress(OSError, KeyError):
                 httpstan.cache.delete_fit(name)
@@ -99,7 +128,7 @@ def httpstan_fit_scope() -> Iterator[None]:
     process pool (replaced first if an earlier fit broke it)."""
     with _FIT_SCOPE:
         replace_broken_pool()
-        with _removing_sockets(), _discard_seeded_fits():
+        with _removing_sockets(), _unshared_fits_discarded():
             yield
 
 

@@ -5,7 +5,8 @@ A truncated extension module does not fail to import cleanly: loading it kills t
 compiled model carries a manifest written by this package (size and SHA-256 of the module, the
 httpstan and Python versions it was built with); a module without a manifest (built before this
 check existed, or by pystan directly) is loaded once in a separate interpreter, and a manifest is
-written if that works.
+written if the file is complete (for ELF files, checked against the sizes its header lists:
+loading alone does not notice a module cut in half) and loads.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import importlib.machinery
 import json
 import os
+import struct
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -87,6 +89,45 @@ def write_manifest(entry: CacheEntry) -> None:
     temporary.replace(path)
 
 
+def elf_is_truncated(path: Path) -> bool:
+    """Whether an ELF file (Linux extension module) ends before the parts its header lists.
+
+    The header gives the offset and size of the section header table (at the end of the file)
+    and of each loadable segment; a file shorter than any of them is truncated. Other formats
+    (macOS Mach-O) are not examined: False.
+    """
+    with path.open("rb") as stream:
+        header = stream.read(64)
+        magic = b"\x7fELF"
+        if not magic.startswith(header[:4]):
+            return False  # not an ELF file
+        if len(header) < 52:  # shorter than the smallest ELF header
+            return True
+        wide = header[4] == 2  # ELFCLASS64
+        order = "<" if header[5] == 1 else ">"
+        if wide:
+            phoff, shoff = struct.unpack_from(order + "QQ", header, 32)
+            phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", header, 54)
+        else:
+            phoff, shoff = struct.unpack_from(order + "II", header, 28)
+            phentsize, phnum, shentsize, shnum = struct.unpack_from(order + "HHHH", header, 42)
+        size = path.stat().st_size
+        ends = [shoff + shnum * shentsize, phoff + phnum * phentsize]
+        stream.seek(phoff)
+        table = stream.read(phnum * phentsize)
+        if len(table) < phnum * phentsize:
+            return True
+        for index in range(phnum):
+            entry = table[index * phentsize : (index + 1) * phentsize]
+            if wide:
+                kind, _, offset, _, _, filesz = struct.unpack_from(order + "IIQQQQ", entry)
+            else:
+                kind, offset, _, _, filesz = struct.unpack_from(order + "IIIII", entry)
+            if kind == 1:  # PT_LOAD
+                ends.append(offset + filesz)
+    return max(ends) > size
+
+
 def loads_in_another_process(entry: CacheEntry) -> bool:
     """Whether the module loads in a fresh interpreter (a crash there harms nobody)."""
     script = (
@@ -115,6 +156,8 @@ def problem(entry: CacheEntry) -> str | None:
     try:
         manifest = json.loads(path.read_text())
     except FileNotFoundError:
+        if elf_is_truncated(module):
+            return f"the module {module.name} is truncated"
         if loads_in_another_process(entry):
             write_manifest(entry)
             return None

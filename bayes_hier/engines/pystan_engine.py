@@ -28,8 +28,12 @@ import numpy as np
 from ..stan_programs import StanProgram
 from . import _httpstan_cache
 from ._cache import writable_directory
-from ._event_loop import run_outside_event_loop
-from ._httpstan import httpstan_fit_scope, pool_is_broken, replace_broken_pool
+from ._httpstan import (
+    httpstan_fit_scope,
+    pool_is_broken,
+    replace_broken_pool,
+    run_in_stan_thread,
+)
 from ._httpstan import stop_chain_processes as stop_chain_processes
 from ._locking import compile_lock
 from ._progress import ProgressReader
@@ -145,7 +149,7 @@ class PyStanEngine(Engine):
         )
         with _captured_file_descriptors() as log:
             try:
-                run_outside_event_loop(lambda: asyncio.run(self._compile(program.code)))
+                run_in_stan_thread(lambda: asyncio.run(self._compile(program.code)))
             except Exception as error:
                 raise EngineError(
                     f"Compiling {program.name!r} failed: {error}\nCompiler output (tail):\n"
@@ -204,7 +208,7 @@ class PyStanEngine(Engine):
                 dims=dict(settings.dims),
             )
 
-        return run_outside_event_loop(run)
+        return run_in_stan_thread(run)
 
     def log_density(
         self,
