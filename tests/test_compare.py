@@ -283,8 +283,13 @@ def test_method_and_option_errors(frame):
         compare(frame, method="bayes")
     with pytest.raises(TypeError, match="does not take \\['draws'\\]"):
         compare(frame, method="signed_rank", draws=10)
-    with pytest.raises(ValueError, match="needs at least 2"):
-        compare(frame[frame["dataset"] == "set0"], method="hierarchical")
+    for method in ("hierarchical", "signed_rank", "sign"):
+        with pytest.raises(
+            ValueError,
+            match=f"1 usable data set\\(s\\), the {method} method needs "
+            "at least 2 \\(nothing was left out\\)",
+        ):
+            compare(frame[frame["dataset"] == "set0"], method=method)
 
 
 def test_one_data_set_defaults_to_the_correlated_t_test(frame):

@@ -78,7 +78,7 @@ def _pair_inputs(
                 if entry.max_datasets == entry.min_datasets
                 else f"at least {entry.min_datasets}"
             )
-            reasons = "; ".join(used.describe()) or "no paired scores"
+            reasons = "; ".join(used.describe()) or "nothing was left out"
             raise ValueError(
                 f"{first} vs {second}: {q} usable data set(s), the {entry.name} method needs "
                 f"{wanted} ({reasons})."

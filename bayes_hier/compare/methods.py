@@ -81,9 +81,9 @@ METHODS: dict[str, PairMethod] = {
         "hierarchical", hierarchical_test, "on a new data set", 2, parallel=True
     ),
     "signed_rank": PairMethod(
-        "signed_rank", signed_rank_test, "on the population of data sets sampled", 1
+        "signed_rank", signed_rank_test, "on the population of data sets sampled", 2
     ),
-    "sign": PairMethod("sign", sign_test, "on the population of data sets sampled", 1),
+    "sign": PairMethod("sign", sign_test, "on the population of data sets sampled", 2),
     "correlated_t": PairMethod(
         "correlated_t", correlated_ttest, "on this data set", 1, max_datasets=1, seeded=False
     ),
