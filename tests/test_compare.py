@@ -466,3 +466,23 @@ def test_a_pair_counts_only_its_own_models_cells(frame):
     cv, usage = scores.pair("a", "d")
     assert usage.partial == {"set1": 5} and usage.folds["set1"] == 10
     assert cv.runs[1] == 1 and cv.rho[1] == pytest.approx(1 / 5)
+
+
+def test_figures_draw_the_results_numbers(result):
+    import matplotlib.pyplot as plt
+
+    heatmap = result.plot_heatmap()
+    matrix = result.matrix("better")
+    shown = [float(t.get_text()) for t in heatmap.axes[0].texts]
+    expected = [v for v in matrix.to_numpy().ravel() if not np.isnan(v)]
+    np.testing.assert_allclose(shown, expected, atol=0.005)
+    assert [t.get_text() for t in heatmap.axes[0].get_yticklabels()] == result.order
+    bars = result.plot_pairs()
+    widths = np.array([p.get_width() for p in bars.axes[0].patches]).reshape(3, -1).T
+    columns = ["p_first_better", "p_rope", "p_second_better"]
+    np.testing.assert_allclose(widths, result.pairs[columns].to_numpy())
+    cd = result.plot_cd_diagram()
+    assert any(
+        t.get_text() == f"CD = {result.frequentist.nemenyi.cd:.2f}" for t in cd.axes[0].texts
+    )
+    plt.close("all")
