@@ -5,9 +5,10 @@
 >>> result.pairs, result.matrix("better"), result["nbc", "hnb"]  # doctest: +SKIP
 >>> result.write_report("report/")  # doctest: +SKIP
 
-Every pair is analysed by the package's two-model test of ``method`` (see :mod:`.methods`);
-the result (:class:`ManyModelResult`) holds the pair results, the tables, the frequentist view
-and writes the reports. The missing-data policy is documented in :mod:`.tidy`.
+Every pair is analysed by the package's two-model test of ``method`` (the dispatch table
+``bayes_hier.compare.METHODS``); the result (:class:`~bayes_hier.ManyModelResult`) holds the
+pair results, the tables, the frequentist view and writes the reports. The missing-data policy
+is documented in ``bayes_hier.compare.tidy``.
 """
 
 from .core import compare

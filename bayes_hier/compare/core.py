@@ -1,10 +1,10 @@
 """``compare``: k models on many data sets in one call, pair by pair.
 
 The comparison orchestrates the package's two-model tests (one per pair, chosen in
-:data:`~bayes_hier.compare.methods.METHODS`) and its frequentist tests; it computes nothing
+:data:`~bayes_hier.compare.METHODS`) and its frequentist tests; it computes nothing
 itself. Steps: validate the scores -> cut each pair under the missing-data policy -> derive each
 pair's seed from its names -> run the pairs (in this process, in worker processes, or on a Dask
-cluster) -> the frequentist view on the complete blocks -> :class:`ManyModelResult`.
+cluster) -> the frequentist view on the complete blocks -> :class:`~bayes_hier.ManyModelResult`.
 """
 
 from __future__ import annotations
@@ -152,9 +152,9 @@ def compare(
     ----------
     data
         A tidy frame with one row per (dataset, model, [run,] fold) and a score (column names
-        as in :meth:`~bayes_hier.data.CVData.from_frame`, mapped with ``columns``), or a dict
+        as in :meth:`bayes_hier.CVData.from_frame`, mapped with ``columns``), or a dict
         ``{model: matrix}`` of data sets x folds (run-major; ``runs`` repetitions per row).
-        NaN marks a failed fold (see the missing-data policy in :mod:`.tidy`).
+        NaN marks a failed fold (see the missing-data policy in ``bayes_hier.compare.tidy``).
     rope
         Region of practical equivalence in the units of the scores (``r`` for ``[-r, r]``).
     models
@@ -175,7 +175,7 @@ def compare(
         the pairs or the number of workers.
     jobs, scheduler
         Worker processes for the Stan-based pairs, or a Dask address / Client
-        (:func:`bayes_hier.experiments.runner.make_executor`).
+        (:func:`bayes_hier.experiments.make_executor`).
     progress
         A progress bar (on stderr).
     min_folds

@@ -1,7 +1,7 @@
 """The frequentist view beside the Bayesian pairs: ranks, Friedman, Nemenyi, Wilcoxon-Holm.
 
 Everything is computed by :mod:`bayes_hier.frequentist` on the complete blocks of the scores
-(:meth:`~bayes_hier.compare.tidy.ModelScores.complete_blocks`): the rank-based tests need every
+(:meth:`bayes_hier.compare.ModelScores.complete_blocks`): the rank-based tests need every
 model on every data set, so data sets with a missing model or fold are left out, and
 :attr:`FrequentistView.note` says which.
 """

@@ -3,9 +3,9 @@
 Each pairwise entry names the two-model test of the package that analyses a pair (the comparison
 never re-implements a test), how many data sets it needs, whether its pairs are worth sending to
 worker processes (only the Stan-based test is), and the phrase that says what its probabilities
-are about. :func:`run_pair` is the picklable task a worker runs. A joint entry (``joint=True``)
+are about. ``run_pair`` is the picklable task a worker runs. A joint entry (``joint=True``)
 analyses all pairs in one call and may name its own result class (a subclass of
-:class:`~bayes_hier.compare.result.ManyModelResult` with extra attributes); adding one is adding
+:class:`~bayes_hier.ManyModelResult` with extra attributes); adding one is adding
 an entry to :data:`METHODS`.
 """
 
@@ -30,7 +30,7 @@ class PairMethod:
     Attributes
     ----------
     name
-        The key of :data:`METHODS` (``method=`` of :func:`~bayes_hier.compare.compare`).
+        The key of :data:`METHODS` (``method=`` of ``bayes_hier.compare()``).
     test
         For a pairwise method, the two-model test, called as
         ``test(cv, rope=..., seed=..., **options)`` on each pair. For a joint method (``joint``
@@ -47,7 +47,7 @@ class PairMethod:
     joint
         Whether ``test`` analyses all pairs at once (see ``test``).
     result_class
-        The class of the comparison's result (:class:`ManyModelResult` or a subclass).
+        The class of the comparison's result (:class:`~bayes_hier.ManyModelResult` or a subclass).
     """
 
     name: str

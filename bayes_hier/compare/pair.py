@@ -87,7 +87,7 @@ class MirroredResult(ComparisonResult):
 
     The difference becomes ``first - second``, so left and right swap: ``probs`` is
     ``(right, rope, left)`` of the original, the rope is negated (``[-high, -low]``) and the names
-    swap. The original result is kept as :attr:`original` (its draws are in the original
+    swap. The original result is kept as ``original`` (its draws are in the original
     orientation); ``diagnostics`` and ``settings`` do not depend on the orientation and are
     shared.
     """

@@ -50,7 +50,7 @@ class ManyModelResult:
     rope
         The rope, in the units of the scores.
     usage
-        Per pair, what it was compared on (:class:`~bayes_hier.compare.tidy.PairUsage`).
+        Per pair, what it was compared on (:class:`~bayes_hier.compare.PairUsage`).
     frequentist
         The frequentist view on the complete blocks.
     scores
@@ -194,7 +194,7 @@ class ManyModelResult:
         return [line for usage in self.usage.values() for line in usage.describe()]
 
     def warn(self) -> None:
-        """Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` per pair with problems."""
+        """Issue a :class:`~bayes_hier.SamplingWarning` per pair with problems."""
         import warnings
 
         for (first, second), reasons in self.problems.items():

@@ -1,6 +1,6 @@
 """Cross-validation scores of k models as one validated tidy table, and the pairs cut from it.
 
-The missing-data policy of :func:`~bayes_hier.compare.compare` lives here (nothing is dropped
+The missing-data policy of ``bayes_hier.compare()`` lives here (nothing is dropped
 silently: every drop is recorded in a :class:`PairUsage` and named in a warning):
 
 * a model missing on some data sets: each pair uses the data sets both models have;
@@ -157,7 +157,7 @@ class ModelScores:
         """The paired differences ``second - first`` under the missing-data policy.
 
         A data set scored completely for both models keeps its runs and ``rho = runs / n``
-        (``1 / folds``, the default of :class:`~bayes_hier.data.CVData`), so the pair's input is
+        (``1 / folds``, the default of :class:`~bayes_hier.CVData`), so the pair's input is
         exactly what ``CVData.from_frame`` builds from the same rows. A data set with unpaired
         cells (or whose runs do not all have the same folds) keeps the paired ones (in run-major
         order) as one block with ``rho = 1 / folds`` of its design. Cells are those the two
