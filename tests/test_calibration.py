@@ -23,7 +23,7 @@ from bayes_hier.calibration import (
     thin,
 )
 from bayes_hier.calibration.analysis import bonferroni_passes, uniformity_table
-from bayes_hier.calibration.error_rates import summarise_error_rates
+from bayes_hier.calibration.error_rates import summarise_error_rates, zero_count_upper_bound
 from bayes_hier.calibration.simulate import draw_parameters
 from bayes_hier.calibration.uniformity import ecdf_difference
 from bayes_hier.data import CVData
@@ -215,6 +215,9 @@ def test_error_rate_table_counts_decisions_with_standard_errors():
     assert row["hier_equivalent_se"] == pytest.approx(np.sqrt(0.25 * 0.75 / 4))
     assert row["hier_no_decision"] == 0.25
     assert row["signed_rank_difference"] == 0.5
+    # Clopper-Pearson: P(0 of 30 | p) = 0.05 at the bound
+    assert (1 - zero_count_upper_bound(30)) ** 30 == pytest.approx(0.05)
+    assert zero_count_upper_bound(30) == pytest.approx(stats.beta.ppf(0.95, 1, 30))
 
 
 # ----------------------------------------------------------------------------------- Stan SBC

@@ -11,7 +11,8 @@ when P(left) or P(right) exceeds 0.95 and *equivalence* when P(rope) exceeds 0.9
 test declares a *difference* when p < 0.05 and cannot declare equivalence. In both scenarios a
 "better" or "difference" declaration is an error in practical terms (the population is inside the
 rope); at δ₀ = 0 the signed-rank rejection rate is its type-I error. Every rate r over R
-repetitions comes with its Monte Carlo standard error sqrt(r(1 − r)/R).
+repetitions comes with its Monte Carlo standard error sqrt(r(1 − r)/R); a rate of 0 with the
+upper bound of :func:`zero_count_upper_bound`.
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ def rate_with_error(flags: pd.Series) -> tuple[float, float]:
     """Share of True and its Monte Carlo standard error sqrt(r(1 − r)/R)."""
     rate = float(np.mean(flags))
     return rate, float(np.sqrt(rate * (1 - rate) / len(flags)))
+
+
+def zero_count_upper_bound(repetitions: int, level: float = 0.95) -> float:
+    """One-sided ``level`` upper bound of a rate observed 0 times in R repetitions.
+
+    The exact (Clopper-Pearson) bound solves (1 − p)^R = 1 − level: p = 1 − (1 − level)^(1/R)
+    (≈ 3/R at 95%, the "rule of three"). A standard error of 0 says nothing in that case.
+    """
+    if repetitions < 1:
+        raise ValueError(f"repetitions must be >= 1; got {repetitions}.")
+    return float(1 - (1 - level) ** (1 / repetitions))
 
 
 def summarise_error_rates(reps: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..experiments.runner import Settings, make_executor
 from .analysis import uniformity_table
-from .error_rates import run_error_rates, summarise_error_rates
+from .error_rates import run_error_rates, summarise_error_rates, zero_count_upper_bound
 from .plots import plot_ecdf_differences, plot_rank_histograms
 from .report import error_rate_section, sbc_section, write_summary
 from .sbc import PARAMETERS, SBCConfig, SBCSetting, run_sbc
@@ -71,7 +71,10 @@ def describe_error_rates(plan: CalibrationPlan) -> str:
         f"{config.chains} chains × {config.draws} draws ({config.warmup} warm-up), rope 0.01. "
         f"Columns: share of repetitions in which the hierarchical test declares a model better "
         f"(P(left) or P(right) > 0.95) or equivalence (P(rope) > 0.95), or neither, and in which "
-        f"the two-sided signed-rank test rejects at 0.05; ± one Monte Carlo standard error."
+        f"the two-sided signed-rank test rejects at 0.05; ± one Monte Carlo standard error "
+        f"(a rate of 0 has standard error 0 but only says the rate is below "
+        f"{zero_count_upper_bound(plan.error_repetitions):.3f}, the one-sided 95% upper bound "
+        f"1 − 0.05^(1/R))."
     )
 
 
