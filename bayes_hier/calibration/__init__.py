@@ -1,10 +1,10 @@
 """Simulation-based calibration and decision error rates of the hierarchical model (issue 15).
 
 ``python -m bayes_hier.calibration`` (``make calibrate``) simulates data from fixed priors
-(:mod:`.simulate`), fits them through the package's own path (:mod:`.sbc`), ranks the true values
-among thinned posterior draws (:mod:`.ranks`), tests the ranks for uniformity (:mod:`.uniformity`,
-:mod:`.analysis`), plots them (:mod:`.plots`) and measures the decision error rates of the
-hierarchical test against the signed-rank test (:mod:`.error_rates`).
+(``simulate``), fits them through the package's own path (``sbc``), ranks the true values
+among thinned posterior draws (``ranks``), tests the ranks for uniformity (``uniformity``,
+``analysis``), plots them (``plots``) and measures the decision error rates of the
+hierarchical test against the signed-rank test (``error_rates``).
 """
 
 from .ranks import rank_of, thin

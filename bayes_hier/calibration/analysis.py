@@ -21,7 +21,7 @@ def uniformity_table(
     """Chi-square and ECDF-band p-values of each parameter's ranks within each group.
 
     ``ranks`` has one row per replicate with columns ``rank_<parameter>`` and
-    ``ess_<parameter>`` (as :func:`~.sbc.run_sbc` returns). Columns of the result: the group
+    ``ess_<parameter>`` (as :func:`run_sbc` returns). Columns of the result: the group
     keys, ``parameter``, ``simulations``, ``chi2_p``, ``ecdf_p``, ``min_p`` and the median and
     minimum bulk ESS of the parameter's draws.
     """

@@ -12,7 +12,7 @@ test declares a *difference* when p < 0.05 and cannot declare equivalence. In bo
 "better" or "difference" declaration is an error in practical terms (the population is inside the
 rope); at δ₀ = 0 the signed-rank rejection rate is its type-I error. Every rate r over R
 repetitions comes with its Monte Carlo standard error sqrt(r(1 − r)/R); a rate of 0 with the
-upper bound of :func:`zero_count_upper_bound`.
+upper bound of ``zero_count_upper_bound``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """One SBC replicate and a whole SBC run of the two-model hierarchical model.
 
-A replicate draws parameters and data from :class:`~.simulate.CalibrationPrior`, fits them with
-the package's own path (:func:`~bayes_hier.hierarchical.fit.run_hierarchical_fit`: the shipped
+A replicate draws parameters and data from :class:`CalibrationPrior`, fits them with
+the package's own path (``run_hierarchical_fit``: the shipped
 Stan program, its data-based initial values, the same engine and NUTS settings, and the
 posterior completion that draws δ_i from its full conditional), thins the draws to L and records
-the rank of every true value among them (:mod:`.ranks`), with the bulk effective sample size of
+the rank of every true value among them (``ranks``), with the bulk effective sample size of
 each ranked parameter and the fit's diagnostics.
 """
 
@@ -53,7 +53,7 @@ class SBCConfig:
     ``thinned`` is L: the number of thinned posterior draws, so ranks lie in 0..L. The NUTS
     settings default to those of ``hierarchical_test`` (adapt_delta 0.9, tree depth 10) with
     shorter chains. ``delta0_bound``, ``sigma0_upper`` and ``sigma_upper`` are the fixed bounds of
-    :class:`~.simulate.CalibrationPrior` (the ν prior comes from each :class:`SBCSetting`).
+    :class:`CalibrationPrior` (the ν prior comes from each :class:`SBCSetting`).
     """
 
     chains: int = 2

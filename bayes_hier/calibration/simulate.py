@@ -5,7 +5,7 @@ the very prior the fit uses. The package's own prior has data-dependent bounds (
 σ̄₀ = 1000·sd x̄_i, D = max |x_ij|, SPEC §3) and rescales the data to mean s_i = 1, so it is not a
 fixed prior one could simulate from. The calibration therefore fixes the hyper-parameters in the
 units the Stan program sees (:class:`CalibrationPrior`) and builds the data of the program
-through the package's own :func:`~bayes_hier.hierarchical.model_input.build_model_input`, of
+through the package's own ``build_model_input``, of
 which only the three data-dependent bounds are replaced (:func:`calibration_model_input`).
 
 The generative model, for data sets i = 1..q (SPEC §3, ``stan/include/hierarchical_prior.stan``):
@@ -48,7 +48,7 @@ class CalibrationPrior:
     Attributes
     ----------
     nu_prior
-        A name of :data:`~bayes_hier.hierarchical.model_input.NU_PRIORS` except ``"gaussian"``.
+        A name of :data:`~bayes_hier.hierarchical.NU_PRIORS` except ``"gaussian"``.
     delta0_bound, sigma0_upper, sigma_upper
         D, σ̄₀ and σ̄ of δ₀ ~ U(−D, D), σ₀ ~ U(0, σ̄₀) and σ_i ~ U(0, σ̄).
     alpha_range, beta_range
@@ -142,7 +142,7 @@ def simulate(
 def calibration_model_input(prior: CalibrationPrior, simulated: SimulatedData) -> ModelInput:
     """The package's model input of the simulated data, with the calibration prior's bounds.
 
-    The data go through :func:`~bayes_hier.hierarchical.model_input.build_model_input` (the
+    The data go through ``build_model_input`` (the
     zero-variance check, the sufficient statistics and the rescaling by mean_i(s_i), undone by
     the posterior completion); only its three data-dependent bounds are replaced by the fixed
     bounds of ``prior``, expressed in the rescaled units.
