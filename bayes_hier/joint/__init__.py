@@ -1,0 +1,25 @@
+"""One joint Bayesian hierarchical model for k models on q data sets (issue 12).
+
+>>> from bayes_hier.joint import joint_test
+>>> result = joint_test(frame, rope=1.0, seed=1)  # doctest: +SKIP
+>>> result.p_best, result.rank_probabilities, result["nbc", "hnb"].probs  # doctest: +SKIP
+
+The model is stated in ``stan/joint.stan`` and :func:`joint_test`; :class:`JointResult` turns its
+posterior into pairwise probabilities, P(best), the rank distribution and shrinkage estimates.
+"""
+
+from .contrasts import helmert_contrasts
+from .data import MultiCVData
+from .fit import compare_joint, joint_test
+from .model_input import JointPrior
+from .result import JointPairResult, JointResult
+
+__all__ = [
+    "JointPairResult",
+    "JointPrior",
+    "JointResult",
+    "MultiCVData",
+    "compare_joint",
+    "helmert_contrasts",
+    "joint_test",
+]

@@ -1,0 +1,145 @@
+"""The sampler's coordinates of the joint model turned into the model's quantities.
+
+``stan/joint.stan`` samples θ₀ (as θ₀_raw), the Cholesky factors L₀ and L_i (in the
+data-based bases A₀, A_i) and the standardised logs of ν − 1 and τ_i; the true contrasts θ_i are
+integrated out. This module rebuilds Σ₀ = A₀L₀L₀ᵀA₀ᵀ, Ω_i = A_iL_iL_iᵀA_iᵀ, ν and τ_i, draws θ_i
+from its normal full conditional (:func:`~.likelihood.theta_full_conditional`, one exact draw per
+posterior draw, so the θ_i draws are posterior draws), and expresses everything per model and per
+pair of models in the original units:
+
+* ``mu0`` (model): the population's centred model effects Cᵀθ₀ (they sum to 0);
+* ``delta0``, ``sigma0`` (pair): location cᵀθ₀ and scale √(cᵀΣ₀c) of the Student-t population of the
+  pair's difference (second − first), c = C(e_second − e_first);
+* ``mu`` (dataset, model): the data set's centred model effects Cᵀθ_i (shrinkage estimates);
+* ``sigma`` (dataset, pair): the per-fold noise sd √(cᵀΩ_ic) of the pair's difference;
+* ``nu``, ``tau`` (dataset), ``nu_alpha``, ``nu_beta``; ``theta0`` and ``Sigma0`` (contrast) for
+  predictive draws.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import arviz as az
+import numpy as np
+import xarray as xr
+
+from ..hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
+from .contrasts import pair_vectors
+from .likelihood import theta_full_conditional
+from .model_input import JointModelInput
+
+
+def pair_labels(models: tuple[str, ...]) -> list[tuple[str, str]]:
+    """All pairs (first, second) of models in order, first before second."""
+    return list(combinations(models, 2))
+
+
+def _values(posterior: xr.Dataset, name: str) -> np.ndarray | None:
+    if name not in posterior or posterior[name].size == 0:
+        return None
+    return np.asarray(posterior[name].values, dtype=float)
+
+
+def theta0_from_raw(stan_data: dict, theta0_raw: np.ndarray) -> np.ndarray:
+    """θ₀ = mean_i ȳ_i + A₀ θ₀_raw, the map of ``joint.stan`` (θ₀_raw of shape (..., d))."""
+    centre = np.asarray(stan_data["ybar"], float).mean(axis=0)
+    return centre + np.einsum("ij,...j->...i", stan_data["population_basis"], theta0_raw)
+
+
+def _factor_product(basis: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """(B L)(B L)ᵀ for a basis B (…, d, d) and Cholesky factors L (…, d, d), broadcast."""
+    root = basis @ factor
+    return root @ np.swapaxes(root, -1, -2)
+
+
+def _draw_thetas(
+    model_input: JointModelInput,
+    theta0: np.ndarray,
+    population_cov: np.ndarray,
+    inverse_tau: np.ndarray,
+    noise_cov: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """One draw of every θ_i from its full conditional per posterior draw, chain by chain."""
+    data = model_input.data
+    n, rho, ybar = np.asarray(data["n"], float), data["rho"], np.asarray(data["ybar"])
+    thetas = np.empty(inverse_tau.shape + theta0.shape[-1:])
+    for chain in range(theta0.shape[0]):
+        prior_cov = population_cov[chain][:, None] * inverse_tau[chain][..., None, None]
+        mean, cov = theta_full_conditional(
+            n, rho, ybar, theta0[chain][:, None], prior_cov, noise_cov[chain]
+        )
+        jitter = 1e-12 * np.trace(cov, axis1=-2, axis2=-1)[..., None, None] * np.eye(cov.shape[-1])
+        root = np.linalg.cholesky(cov + jitter)
+        z = rng.standard_normal(mean.shape)
+        thetas[chain] = mean + np.einsum("...ij,...j->...i", root, z)
+    return thetas
+
+
+def complete_posterior(
+    idata: az.InferenceData,
+    model_input: JointModelInput,
+    models: tuple[str, ...],
+    datasets: tuple[str, ...],
+    rng: np.random.Generator,
+) -> az.InferenceData:
+    """Replace the sampler's coordinates in ``idata.posterior`` by the model's quantities."""
+    posterior = idata.posterior
+    data = model_input.data
+    scale, contrasts = model_input.scale, model_input.contrasts
+    theta0 = theta0_from_raw(data, _values(posterior, "theta0_raw"))
+    population_cov = _factor_product(
+        data["population_basis"], _values(posterior, "population_factor")
+    )
+    noise_cov = _factor_product(data["noise_basis"], _values(posterior, "noise_factor"))
+    chains, draws = theta0.shape[:2]
+    variables: dict[str, xr.DataArray] = {}
+    inverse_tau = np.ones((chains, draws, data["q"]))
+    nu_raw = _values(posterior, "nu_raw")
+    if nu_raw is not None:
+        alpha, beta = _values(posterior, "nu_alpha"), _values(posterior, "nu_beta")
+        if alpha is not None and beta is not None:
+            shape, rate = alpha[..., 0], beta[..., 0]
+            variables["nu_alpha"] = xr.DataArray(shape, dims=("chain", "draw"))
+            variables["nu_beta"] = xr.DataArray(rate, dims=("chain", "draw"))
+        else:
+            shape, rate = data["nu_shape"], data["nu_rate"]
+        nu = nu_from_standardised(nu_raw[..., 0], shape, rate)
+        tau = tau_from_standardised(_values(posterior, "tau_raw"), nu[..., None])
+        inverse_tau = 1.0 / tau
+        variables["nu"] = xr.DataArray(nu, dims=("chain", "draw"))
+        variables["tau"] = xr.DataArray(tau, dims=("chain", "draw", "dataset"))
+    thetas = _draw_thetas(model_input, theta0, population_cov, inverse_tau, noise_cov, rng)
+    pairs = pair_labels(models)
+    vectors = pair_vectors(contrasts, [(models.index(a), models.index(b)) for a, b in pairs])
+    quadratic = "pj,...jl,pl->...p"
+    model_level = {
+        "mu0": (scale * theta0 @ contrasts, ("chain", "draw", "model")),
+        "delta0": (scale * theta0 @ vectors.T, ("chain", "draw", "pair")),
+        "sigma0": (
+            scale * np.sqrt(np.einsum(quadratic, vectors, population_cov, vectors)),
+            ("chain", "draw", "pair"),
+        ),
+        "mu": (scale * thetas @ contrasts, ("chain", "draw", "dataset", "model")),
+        "sigma": (
+            scale * np.sqrt(np.einsum(quadratic, vectors, noise_cov, vectors)),
+            ("chain", "draw", "dataset", "pair"),
+        ),
+        "theta0": (scale * theta0, ("chain", "draw", "contrast")),
+        "Sigma0": (scale**2 * population_cov, ("chain", "draw", "contrast", "contrast_")),
+    }
+    for name, (values, dims) in model_level.items():
+        variables[name] = xr.DataArray(values, dims=dims)
+    coords = {
+        "chain": posterior["chain"].values,
+        "draw": posterior["draw"].values,
+        "model": list(models),
+        "pair": [f"{b} - {a}" for a, b in pairs],
+        "dataset": list(datasets),
+    }
+    idata.posterior = xr.Dataset(variables, coords=coords, attrs=posterior.attrs)
+    idata.posterior.attrs.update(
+        scale=scale, units="original units of the scores (higher is better)"
+    )
+    return idata

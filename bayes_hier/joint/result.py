@@ -1,0 +1,367 @@
+"""The result of the joint model: pair results, P(best), rank distribution, shrinkage, plots.
+
+:class:`JointResult` is a :class:`~bayes_hier.compare.ManyModelResult` (the pairs table, the
+probability matrices, the reports and the command line work unchanged) whose pairs all come from
+one posterior. Each pair is a :class:`JointPairResult`, a
+:class:`~bayes_hier.hierarchical.HierarchicalResult` built from the joint posterior's draws of that
+pair (δ₀, σ₀, ν and the per-data-set δ_i of the pair): every two-model summary, table and plot
+applies to it as it is.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ..compare.result import ManyModelResult
+from ..data import CVData
+from ..diagnostics import diagnostic_problems, warn_on_problems
+from ..hierarchical.result import HierarchicalResult, hdi
+from ..probabilities import region_shares
+from ..rope import Rope
+from .data import MultiCVData
+from .model_input import JointModelInput, JointPrior
+from .posterior import pair_labels
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: Predictive draws of a new data set's model effects per posterior draw (P(best), ranks).
+NEXT_DRAWS_PER_POSTERIOR_DRAW = 10
+
+
+class JointPairResult(HierarchicalResult):
+    """One pair (first, second) of the joint model, as a two-model hierarchical result.
+
+    ``probs`` are the next-data-set probabilities of d = second − first (share of posterior draws
+    in which left, rope or right has the largest mass of the pair's Student-t population),
+    ``population`` the posterior of the population mean difference δ₀ and ``per_dataset`` the
+    shrinkage estimates of the pair's difference on every data set, all in the original units.
+    """
+
+    test_name = "Joint Bayesian hierarchical model"
+
+    def summary(self, alpha: float = 0.05) -> str:
+        """The two-model report, headed by what this pair is part of."""
+        lines = super().summary(alpha).splitlines()
+        first, second = self.names
+        lines[0] = (
+            f"Joint hierarchical model of {self.settings['models']} models, pair {second} vs "
+            f"{first} on {self.cv.q} data sets, rope {self.rope}"
+        )
+        return "\n".join(lines)
+
+
+def pair_result(
+    idata: az.InferenceData,
+    data: MultiCVData,
+    pair: tuple[str, str],
+    rope: Rope,
+    model_input: JointModelInput,
+    prior: JointPrior,
+    diagnostics: dict[str, float],
+    settings: dict[str, Any],
+    hdi_prob: float,
+) -> JointPairResult:
+    """The :class:`JointPairResult` of ``pair`` = (first, second) from the joint posterior."""
+    first, second = pair
+    a, b = data.models.index(first), data.models.index(second)
+    posterior = idata.posterior
+    label = f"{second} - {first}"
+    variables = {
+        "delta0": posterior["delta0"].sel(pair=label, drop=True),
+        "sigma0": posterior["sigma0"].sel(pair=label, drop=True),
+        "delta": posterior["mu"].sel(model=second, drop=True)
+        - posterior["mu"].sel(model=first, drop=True),
+        "sigma": posterior["sigma"].sel(pair=label, drop=True),
+    }
+    if "nu" in posterior:
+        variables["nu"] = posterior["nu"]
+    view = az.InferenceData(posterior=xr.Dataset(variables), sample_stats=idata.sample_stats)
+    cv = CVData(
+        [block[:, b] - block[:, a] for block in data.scores],
+        runs=data.runs,
+        rho=data.rho,
+        datasets=data.datasets,
+        names=pair,
+        higher_is_better=data.higher_is_better,
+    )
+    return JointPairResult(
+        idata=view,
+        cv=cv,
+        rope=rope,
+        model_input=model_input,
+        prior=prior,
+        diagnostics=diagnostics,
+        settings={**settings, "models": data.k},
+        hdi_prob=hdi_prob,
+    )
+
+
+class JointResult(ManyModelResult):
+    """k models compared by one joint Bayesian hierarchical model (``stan/joint.stan``).
+
+    Besides everything a :class:`~bayes_hier.compare.ManyModelResult` has (``pairs``,
+    ``result[a, b]``, ``matrix``, reports), from the same posterior:
+
+    * :attr:`p_best`, :attr:`p_practically_best`, :attr:`rank_probabilities`,
+      :attr:`expected_rank`: about the models' scores on a *new* data set, from predictive draws
+      of its true model effects (Student-t population, :data:`NEXT_DRAWS_PER_POSTERIOR_DRAW` per
+      posterior draw);
+    * :attr:`p_best_population`: the same for the population mean effects;
+    * :attr:`per_dataset`: shrinkage estimates of every model's centred effect on every data set;
+    * :attr:`diagnostics`: the joint fit's MCMC diagnostics (shared by all pairs).
+
+    All in the original units, "higher is better" after the sign convention.
+    """
+
+    def __init__(
+        self,
+        pairs: dict,
+        *,
+        idata: az.InferenceData,
+        data: MultiCVData,
+        model_input: JointModelInput,
+        prior: JointPrior,
+        diagnostics: dict[str, float],
+        predictive_seed: int,
+        hdi_prob: float = 0.95,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(pairs, **kwargs)
+        self.idata = idata
+        self.data = data
+        self.model_input = model_input
+        self.prior = prior
+        self.diagnostics = diagnostics
+        self.predictive_seed = predictive_seed
+        self.hdi_prob = hdi_prob
+
+    # ------------------------------------------------------------------ draws
+    def _stacked(self, name: str) -> np.ndarray:
+        values = self.idata.posterior[name].values
+        return values.reshape(-1, *values.shape[2:])
+
+    @cached_property
+    def next_sample(self) -> np.ndarray:
+        """Predictive draws of a new data set's true centred model effects, shape (m·R, k).
+
+        For each posterior draw: τ ~ Gamma(ν/2, ν/2) (τ = 1 for the Gaussian population),
+        θ = θ₀ + chol(Σ₀) z / √τ with z ~ N(0, I), effects Cᵀθ. R =
+        :data:`NEXT_DRAWS_PER_POSTERIOR_DRAW`; seeded by ``predictive_seed``.
+        """
+        rng = np.random.default_rng(self.predictive_seed)
+        theta0, sigma0 = self._stacked("theta0"), self._stacked("Sigma0")
+        m, d = theta0.shape
+        replicates = NEXT_DRAWS_PER_POSTERIOR_DRAW
+        root = np.linalg.cholesky(
+            sigma0 + 1e-12 * np.eye(d) * np.trace(sigma0, axis1=1, axis2=2)[:, None, None]
+        )
+        if "nu" in self.idata.posterior:
+            nu = np.repeat(self._stacked("nu"), replicates)
+            tau = rng.gamma(nu / 2, 2 / nu)
+        else:
+            tau = np.ones(m * replicates)
+        z = rng.standard_normal((m, replicates, d))
+        theta = (
+            theta0[:, None]
+            + np.einsum("mij,mrj->mri", root, z) / np.sqrt(tau.reshape(m, replicates))[..., None]
+        )
+        return theta.reshape(m * replicates, d) @ self.model_input.contrasts
+
+    @staticmethod
+    def _ranks(effects: np.ndarray) -> np.ndarray:
+        """Rank of each model in each draw: 1 for the highest effect."""
+        return np.argsort(np.argsort(-effects, axis=1), axis=1) + 1
+
+    # ------------------------------------------------------------------ ranking
+    @cached_property
+    def rank_probabilities(self) -> pd.DataFrame:
+        """P(model has rank r on a new data set), models × ranks 1..k; every row sums to 1."""
+        ranks = self._ranks(self.next_sample)
+        k = len(self.models)
+        table = np.stack([(ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
+        return pd.DataFrame(
+            table,
+            index=pd.Index(self.models, name="model"),
+            columns=pd.Index(range(1, k + 1), name="rank"),
+        )
+
+    @cached_property
+    def p_best(self) -> pd.Series:
+        """P(the model is the best on a new data set): the first column of the rank table."""
+        return self.rank_probabilities[1].rename("p_best")
+
+    @cached_property
+    def expected_rank(self) -> pd.Series:
+        """Posterior predictive expected rank on a new data set, Σ_r r · P(rank r)."""
+        table = self.rank_probabilities
+        return (table * np.asarray(table.columns, float)).sum(axis=1).rename("expected_rank")
+
+    @cached_property
+    def p_practically_best(self) -> pd.Series:
+        """P(the model is within the rope of the best on a new data set).
+
+        Model a is practically best in a draw when max_b μ_b − μ_a ≤ rope.high (the best minus a,
+        as a difference "second − first" with a first, is inside or left of the rope). At least
+        one model is practically best in every draw, so these probabilities sum to 1 or more.
+        """
+        effects = self.next_sample
+        gap = effects.max(axis=1, keepdims=True) - effects
+        return pd.Series(
+            (gap <= self.rope.high).mean(axis=0), index=list(self.models), name="p_practically_best"
+        )
+
+    @cached_property
+    def p_best_population(self) -> pd.Series:
+        """P(the model has the highest population mean effect μ₀)."""
+        mu0 = self._stacked("mu0")
+        best = np.argmax(mu0, axis=1)
+        counts = np.bincount(best, minlength=len(self.models)) / best.size
+        return pd.Series(counts, index=list(self.models), name="p_best_population")
+
+    @cached_property
+    def ranking(self) -> pd.DataFrame:
+        """Per model (best expected rank first): P(best), P(practically best), expected rank,
+        P(best) for the population mean and the posterior mean of its population effect μ₀."""
+        table = pd.DataFrame(
+            {
+                "p_best": self.p_best,
+                "p_practically_best": self.p_practically_best,
+                "expected_rank": self.expected_rank,
+                "p_best_population": self.p_best_population,
+                "mean_effect": pd.Series(
+                    self._stacked("mu0").mean(axis=0), index=list(self.models)
+                ),
+            }
+        )
+        table.index.name = "model"
+        return table.sort_values("expected_rank", kind="stable")
+
+    @property
+    def order(self) -> list[str]:
+        """The models by expected rank on a new data set (best first)."""
+        return list(self.expected_rank.sort_values(kind="stable").index)
+
+    # ------------------------------------------------------------------ pairs and data sets
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        """The pairs table of :class:`ManyModelResult` plus, per pair, the probabilities for the
+        population mean difference δ₀ (``p_population_first_better``, ``_rope``, ``_better``)."""
+        table = super().pairs
+        population = [self.pair_results[pair].population.probs for pair in self.pair_results]
+        table["p_population_first_better"] = [p.left for p in population]
+        table["p_population_rope"] = [p.rope for p in population]
+        table["p_population_second_better"] = [p.right for p in population]
+        return table
+
+    @cached_property
+    def per_dataset(self) -> pd.DataFrame:
+        """Per data set and model: the observed centred mean score (the MLE of the effect), its
+        shrinkage estimate E[μ_ia | data] and HDI (original units). μ_ia is the model's mean
+        score minus the mean over models on that data set."""
+        mu = self._stacked("mu")
+        observed = self.data.means - self.data.means.mean(axis=1, keepdims=True)
+        rows = []
+        for i, dataset in enumerate(self.data.datasets):
+            for a, model in enumerate(self.models):
+                low, high = hdi(mu[:, i, a], self.hdi_prob)
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "model": model,
+                        "mle": float(observed[i, a]),
+                        "shrunk": float(mu[:, i, a].mean()),
+                        "hdi_low": low,
+                        "hdi_high": high,
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def population_probabilities(self) -> pd.DataFrame:
+        """Per pair: region shares of the population mean difference δ₀ (left, rope, right)."""
+        rows = []
+        for (first, second), result in self.pair_results.items():
+            probs = region_shares(result._draws("delta0"), self.rope)
+            rows.append({"first": first, "second": second, **probs._asdict()})
+        return pd.DataFrame(rows)
+
+    # ------------------------------------------------------------------ diagnostics and text
+    @cached_property
+    def problems(self) -> dict[tuple[str, str], list[str]]:
+        """The joint fit's failed checks, under the key ("joint model", "all pairs")."""
+        found = diagnostic_problems(self.diagnostics)
+        return {("joint model", "all pairs"): found} if found else {}
+
+    def warn(self) -> None:
+        """One :class:`~bayes_hier.diagnostics.SamplingWarning` per failed check of the fit."""
+        warn_on_problems(diagnostic_problems(self.diagnostics), "joint model")
+
+    def summary(self) -> str:
+        """The ranking, the pairs and the MCMC diagnostics."""
+        d = self.diagnostics
+        width = max(8, *(len(m) for m in self.models))
+        lines = [
+            f"Joint Bayesian hierarchical model: {len(self.models)} models on "
+            f"{self.data.q} data sets, rope {self.rope}"
+            + ("" if self.data.higher_is_better else " (scores negated: lower is better)"),
+            "On a new data set:",
+            f"  {'model':<{width}} {'P(best)':>8} {'P(pract. best)':>14} {'E[rank]':>8}",
+        ]
+        for model, row in self.ranking.iterrows():
+            lines.append(
+                f"  {model:<{width}} {row.p_best:>8.3f} {row.p_practically_best:>14.3f} "
+                f"{row.expected_rank:>8.2f}"
+            )
+        lines.append("Pairs (next data set | population mean):")
+        for row in self.pairs.itertuples():
+            lines.append(
+                f"  {row.second} vs {row.first}: P({row.first} better, rope, {row.second} better)"
+                f" = ({row.p_first_better:.3f}, {row.p_rope:.3f}, {row.p_second_better:.3f}) | "
+                f"({row.p_population_first_better:.3f}, {row.p_population_rope:.3f}, "
+                f"{row.p_population_second_better:.3f})"
+            )
+        lines.append(
+            f"MCMC ({self.settings.get('engine')}, {d['chains']} chains x {d['draws']} draws, "
+            f"seed {self.settings.get('seed')}): {d['divergences']} divergences, max R-hat "
+            f"{d['max_rhat']:.3f}, min ESS bulk {d['min_ess_bulk']:.0f} / tail "
+            f"{d['min_ess_tail']:.0f}, tree-depth hits {d['max_treedepth_hits']}, min E-BFMI "
+            f"{d['min_ebfmi']:.2f}" + (" [WARNINGS]" if self.problems else "")
+        )
+        if self.model_input.perturbed:
+            lines.append(f"Perturbed ties: {', '.join(self.model_input.perturbed)}")
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ plots
+    def plot_rank_probabilities(self, ax: Axes | None = None) -> Figure:
+        """Heatmap of :attr:`rank_probabilities` (models by expected rank × rank)."""
+        from .plots import plot_rank_probabilities
+
+        return plot_rank_probabilities(self, ax=ax)
+
+    def plot_p_best(self, ax: Axes | None = None) -> Figure:
+        """Bars of P(best) and P(practically best) on a new data set."""
+        from .plots import plot_p_best
+
+        return plot_p_best(self, ax=ax)
+
+    def plot_bayesian_cd(self, ax: Axes | None = None) -> Figure:
+        """Models at their expected rank; groups of practically equivalent models joined."""
+        from .plots import plot_bayesian_cd
+
+        return plot_bayesian_cd(self, ax=ax)
+
+
+__all__ = [
+    "NEXT_DRAWS_PER_POSTERIOR_DRAW",
+    "JointPairResult",
+    "JointResult",
+    "pair_labels",
+    "pair_result",
+]

@@ -1,0 +1,19 @@
+  // ---- shared data block of the joint programs ----
+  // All quantities are in rescaled units: scores and rope divided by the data's scale.
+  int<lower=2> k;                                  // number of models
+  int<lower=1> q;                                  // number of data sets
+  array[q] int<lower=2> n;                         // folds (cross-validation results) per data set
+  vector<lower=0, upper=1>[q] rho;                 // fold correlation per data set, 0 < rho < 1
+  array[q] vector[k - 1] ybar;                     // mean of the Helmert contrasts of data set i
+  array[q] cov_matrix[k - 1] scatter;              // S_i, scatter of the contrasts about ybar_i
+  array[q] cholesky_factor_cov[k - 1] noise_basis; // A_i: Omega_i = A_i L_i L_i' A_i'
+  cholesky_factor_cov[k - 1] population_basis;     // A0: Sigma0 = A0 L0 L0' A0'
+  // prior on the degrees of freedom nu = 1 + nu_minus_one (as in hierarchical_data.stan):
+  //   0 = hierarchical, 1 = fixed Gamma(nu_shape, nu_rate), 2 = gaussian population
+  int<lower=0, upper=2> nu_prior;
+  real<lower=0> nu_shape;
+  real<lower=0> nu_rate;
+  real<lower=0> alpha_lower;
+  real<lower=alpha_lower> alpha_upper;
+  real<lower=0> beta_lower;
+  real<lower=beta_lower> beta_upper;

@@ -1,0 +1,8 @@
+  // ---- shared functions of the joint programs ----
+  // log p(L) for a d x d Cholesky factor L of M = L L' when p(M) ~ |M|^(-1/2): the density
+  // |M|^(-1/2) = prod_j L_jj^-1 times the Jacobian of M -> L, 2^d prod_j L_jj^(d - j + 1),
+  // without the constant 2^d.  At d = 1 it is 0: the uniform prior on L = sqrt(M).
+  real invariant_cholesky_log_prior(matrix L) {
+    int d = rows(L);
+    return dot_product(d - linspaced_vector(d, 1, d), log(diagonal(L)));
+  }

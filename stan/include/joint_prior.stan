@@ -1,0 +1,22 @@
+  // ---- shared prior of the joint programs ----
+  // theta0 is flat, and so is theta0_raw (a linear map, constant Jacobian): in the basis A0 its
+  // posterior is close to uncorrelated even when two models are nearly identical and the
+  // coordinates of theta0 are strongly correlated.  Sigma0 and every Omega_i have
+  // p(M) ~ |M|^(-1/2) (joint_functions.stan); nu_alpha and nu_beta are uniform (their bounds).
+  // The multivariate Student-t population is the scale mixture
+  // theta_i | tau_i ~ N(theta0, Sigma0 / tau_i), tau_i ~ Gamma(nu/2, nu/2), with nu - 1 and tau_i
+  // sampled as standardised logs exactly as in hierarchical_prior.stan.
+  vector[d] theta0 = ybar_mean + population_basis * theta0_raw;
+  matrix[d, d] population_cov = multiply_lower_tri_self_transpose(
+                                  population_basis * population_factor);
+  vector[q] inverse_tau = rep_vector(1, q);
+  target += invariant_cholesky_log_prior(population_factor);
+  for (i in 1:q) {
+    target += invariant_cholesky_log_prior(noise_factor[i]);
+  }
+  if (student) {
+    real shape = nu_prior == 0 ? nu_alpha[1] : nu_shape;
+    real rate = nu_prior == 0 ? nu_beta[1] : nu_rate;
+    real nu = 1 + exp(standardised_log_gamma_lp(nu_raw, shape, rate)[1]);
+    inverse_tau = exp(-standardised_log_gamma_lp(tau_raw, nu / 2, nu / 2));
+  }

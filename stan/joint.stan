@@ -1,0 +1,80 @@
+// Joint Bayesian model of cross-validation results of k models on q data sets (issue 12).
+//
+// Scores X_i (n_i folds x k models) of data set i, folds paired across models.  With C the
+// (k-1) x k orthonormal Helmert contrasts (rows orthonormal and orthogonal to 1), the contrasts
+// Y_i = X_i C' (n_i x d, d = k - 1) remove each data set's overall difficulty and are modelled as
+//
+//   vec(Y_i) ~ MVN(theta_i (x) 1, Omega_i (x) R_i),   R_i = (1 - rho_i) I + rho_i 1 1'
+//   theta_i  ~ MVT_d(nu, theta0, Sigma0)                    (the population of true contrasts)
+//   p(theta0) = 1,  p(Sigma0) ~ |Sigma0|^(-1/2),  p(Omega_i) ~ |Omega_i|^(-1/2)
+//   nu = 1 + nu',  nu' ~ Gamma(alpha, beta),  alpha, beta uniform   (as in hierarchical.stan)
+//
+// At k = 2, C = [-1, 1] / sqrt(2): Y_i = d_i / sqrt(2), Omega_i = sigma_i^2 / 2 and
+// Sigma0 = sigma0^2 / 2, and |M|^(-1/2) on a 1 x 1 covariance M is the uniform prior on its square
+// root: the model is the hierarchical model of Corani et al. (2017) with its wide uniform priors
+// taken to their flat limit.  The priors depend on theta0, Sigma0 and Omega_i only through
+// Lebesgue measure and determinants, which are invariant under Y -> Y Q' for every orthogonal Q;
+// permuting the models maps C to Q C with Q = C P' C' orthogonal, so the posterior of every
+// model-level quantity is permutation-invariant by construction.
+//
+// Likelihood from sufficient statistics.  R_i has the eigenvalue a_i = 1 - rho_i on the n_i - 1
+// directions orthogonal to 1 and b_i = 1 + (n_i - 1) rho_i on 1.  With the contrast means ybar_i
+// and the scatter S_i = sum_j (y_ij - ybar_i)(y_ij - ybar_i)':
+//
+//   log p(Y_i) = -n_i d/2 log(2 pi) - n_i/2 log|Omega_i| - d(n_i - 1)/2 log a_i - d/2 log b_i
+//                - tr(Omega_i^-1 S_i) / (2 a_i)
+//                - n_i (ybar_i - theta_i)' Omega_i^-1 (ybar_i - theta_i) / (2 b_i)
+//
+// The Student-t population is the scale mixture theta_i | tau_i ~ N(theta0, Sigma0 / tau_i),
+// tau_i ~ Gamma(nu/2, nu/2); integrating theta_i out turns the last term into the normal density
+//
+//   ybar_i ~ N(theta0, Sigma0 / tau_i + (b_i / n_i) Omega_i)
+//
+// (up to -d/2 log n_i).  A gradient costs O(q d^3), independent of the number of folds.  The
+// Python layer draws theta_i afterwards from its normal full conditional.
+//
+// Parametrisation.  theta0 = mean_i ybar_i + A0 theta0_raw, Sigma0 = A0 L0 L0' A0' and
+// Omega_i = A_i L_i L_i' A_i' with data-based lower triangular bases A0, A_i (data) and the
+// parameters theta0_raw and Cholesky factors L0, L_i, all of order 1: linear changes of variables
+// with constant Jacobians, so the posterior is unchanged and the sampler sees unit scales and
+// little correlation.  With M = L L', p(M) ~ |M|^(-1/2) and the Jacobian of M -> L
+// (2^d prod_j L_jj^(d - j + 1)) give log p(L) = sum_j (d - j) log L_jj + const.
+// With T_i = A_i^-1 S_i A_i^-T / a_i = G_i G_i':  tr(Omega_i^-1 S_i) / a_i = |L_i^-1 G_i|_F^2.
+// joint_matrix.stan states the same model literally (multi_normal of vec(Y_i)) for the tests.
+functions {
+#include hierarchical_functions.stan
+#include joint_functions.stan
+}
+data {
+#include joint_data.stan
+}
+transformed data {
+#include joint_transformed_data.stan
+  array[q] matrix[d, d] scatter_root;            // G_i: Cholesky factor of A_i^-1 S_i A_i^-T / a_i
+  vector[q] b_over_n = b ./ n_real;
+  // constants of the exact log likelihood of Y_i that the normal density of ybar_i leaves out
+  real log_lik_constant = 0;
+  for (i in 1:q) {
+    matrix[d, d] half = mdivide_left_tri_low(noise_basis[i], scatter[i]);
+    matrix[d, d] whitened = mdivide_left_tri_low(noise_basis[i], half');
+    scatter_root[i] = cholesky_decompose(0.5 * (whitened + whitened') / a[i]);
+    log_lik_constant += -0.5 * d * ((n_real[i] - 1) * log(2 * pi() * a[i]) + log(n_real[i]))
+                        - (n_real[i] - 1) * sum(log(diagonal(noise_basis[i])));
+  }
+}
+parameters {
+#include joint_parameters.stan
+}
+model {
+#include joint_prior.stan
+  for (i in 1:q) {
+    matrix[d, d] noise_cov = b_over_n[i] * multiply_lower_tri_self_transpose(
+                                             noise_basis[i] * noise_factor[i]);
+    // Wishart part: -(n_i - 1)/2 log|L_i L_i'| - tr(Omega_i^-1 S_i) / (2 a_i), A_i in the constant
+    target += -(n_real[i] - 1) * sum(log(diagonal(noise_factor[i])))
+              - 0.5 * sum(columns_dot_self(mdivide_left_tri_low(noise_factor[i], scatter_root[i])));
+    target += multi_normal_cholesky_lpdf(
+                ybar[i] | theta0, cholesky_decompose(population_cov * inverse_tau[i] + noise_cov));
+  }
+  target += log_lik_constant;
+}
