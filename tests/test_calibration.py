@@ -238,3 +238,23 @@ def test_small_sbc_of_the_hierarchical_model_has_uniform_ranks(engine):
     failing = table[table["min_p"] <= threshold]
     assert failing.empty, failing.to_string()
     assert ranks["max_rhat"].max() < 1.1
+
+
+# -------------------------------------------------------------------------------------- CLI
+def test_command_line_builds_the_plan(monkeypatch, tmp_path):
+    from bayes_hier.calibration import __main__ as cli
+
+    seen = {}
+
+    def fake_run(plan, out, progress=True):
+        seen.update(plan=plan, out=out, progress=progress)
+        return tmp_path / "CALIBRATION.md"
+
+    monkeypatch.setattr(cli, "run_calibration", fake_run)
+    argv = ["--out", str(tmp_path), "--replicates", "3", "--error-reps", "2", "--jobs", "1"]
+    assert cli.main([*argv, "--engine", "pystan", "--skip-error-rates", "--no-progress"]) == 0
+    plan = seen["plan"]
+    assert (plan.replicates, plan.error_repetitions, plan.jobs) == (3, 2, 1)
+    assert plan.config.engine == "pystan" and plan.sbc and not plan.error_rates
+    assert len(plan.settings()) == 8 and seen["progress"] is False
+    assert {s.nu_prior for s in plan.settings()} == {"hierarchical", "juarez-steel"}
