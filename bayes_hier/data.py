@@ -185,6 +185,37 @@ def _per_dataset(value: Any, q: int, label: str) -> np.ndarray:
     return array
 
 
+def _dataset_names(datasets: Sequence[str] | None, q: int) -> tuple[str, ...]:
+    """The names of q data sets (default ``"dataset 0"``, ...), checked to be q unique ones."""
+    names = (
+        tuple(str(d) for d in datasets)
+        if datasets is not None
+        else tuple(f"dataset {i}" for i in range(q))
+    )
+    if len(names) != q:
+        raise ValueError(f"Got {len(names)} data-set names for {q} data sets.")
+    if len(set(names)) != q:
+        raise ValueError("Data-set names must be unique.")
+    return names
+
+
+def _check_rows(rows: Sequence[np.ndarray], datasets: Sequence[str], label: str) -> None:
+    """Each data set's row (of ``label``) has at least 2 results, all finite."""
+    for name, row in zip(datasets, rows):
+        if row.size < 2:
+            raise ValueError(
+                f"{label}: data set {name!r} has {row.size} score(s); at least 2 paired fold "
+                "results are needed to estimate a variance. Run a cross-validation with k >= 2."
+            )
+        bad = ~np.isfinite(row)
+        if bad.any():
+            where = np.flatnonzero(bad)[:5].tolist()
+            raise ValueError(
+                f"{label}: data set {name!r} has {int(bad.sum())} NaN or infinite value(s) "
+                f"(positions {where}). Remove or re-run the failed folds before the analysis."
+            )
+
+
 def _runs_per_dataset(runs: Any, q: int) -> np.ndarray:
     """``runs`` (one count, or one per data set) as q integers >= 1 (see :mod:`._validate`)."""
     if np.ndim(runs) == 0:
@@ -247,28 +278,8 @@ class CVData:
         q = len(rows)
         if q == 0:
             raise ValueError("No data sets given: pass at least one array of fold results.")
-        datasets = (
-            tuple(str(d) for d in datasets)
-            if datasets is not None
-            else tuple(f"dataset {i}" for i in range(q))
-        )
-        if len(datasets) != q:
-            raise ValueError(f"Got {len(datasets)} data-set names for {q} data sets.")
-        if len(set(datasets)) != q:
-            raise ValueError("Data-set names must be unique.")
-        for name, row in zip(datasets, rows):
-            if row.size < 2:
-                raise ValueError(
-                    f"Data set {name!r} has {row.size} score(s); at least 2 paired fold results "
-                    "are needed to estimate a variance. Run a cross-validation with k >= 2."
-                )
-            bad = ~np.isfinite(row)
-            if bad.any():
-                where = np.flatnonzero(bad)[:5].tolist()
-                raise ValueError(
-                    f"Data set {name!r} has {int(bad.sum())} NaN or infinite value(s) (positions "
-                    f"{where}). Remove or re-run the failed folds before the analysis."
-                )
+        datasets = _dataset_names(datasets, q)
+        _check_rows(rows, datasets, "differences")
         runs_array = _runs_per_dataset(runs, q)
         n = np.array([row.size for row in rows])
         for name, n_i, r_i in zip(datasets, n, runs_array):
@@ -348,6 +359,9 @@ class CVData:
                     f"x and y have different shapes for data set {i} ({xr.shape} vs {yr.shape}): "
                     "the scores must be paired fold by fold."
                 )
+        named = _dataset_names(datasets, len(x_rows))
+        _check_rows(x_rows, named, "x")
+        _check_rows(y_rows, named, "y")
         if runs is None:
             runs = 1
             longest = max(row.size for row in x_rows)
@@ -629,9 +643,11 @@ def _is_flat(values: Any) -> bool:
     if isinstance(values, pd.Series):
         return True
     try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
+        array = np.asarray(values)
+    except ValueError:
         return False  # ragged: a list of 1-D arrays
+    if array.dtype == object:
+        return array.ndim == 1 and all(np.ndim(v) == 0 for v in array)
     return array.ndim == 1
 
 
@@ -665,12 +681,14 @@ def per_dataset_differences(
             )
         if xs.size == 0:
             raise ValueError("No data sets given: x and y are empty.")
-        bad = ~(np.isfinite(xs) & np.isfinite(ys))
-        if bad.any():
-            raise ValueError(
-                f"{int(bad.sum())} data set(s) have a NaN or infinite score (positions "
-                f"{np.flatnonzero(bad)[:5].tolist()}); remove them before the analysis."
-            )
+        for label, values in (("x", xs), ("y", ys)):
+            bad = ~np.isfinite(values)
+            if bad.any():
+                raise ValueError(
+                    f"{label} has {int(bad.sum())} NaN or infinite score(s) (positions "
+                    f"{np.flatnonzero(bad)[:5].tolist()}); remove those data sets from x and y "
+                    "before the analysis."
+                )
         names = tuple(names) if names is not None else ("first", "second")
         if len(names) != 2 or names[0] == names[1]:
             raise ValueError(f"names must be two different model names; got {names!r}.")

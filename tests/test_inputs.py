@@ -4,13 +4,51 @@ baycomp facade's constructors and the package's import graph."""
 
 from __future__ import annotations
 
+import ast
 import gzip
+import importlib
+import re
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
+from bayes_hier import (
+    CVData,
+    correlated_ttest,
+    hierarchical_test,
+    sign_test,
+    signed_rank_test,
+)
+from bayes_hier._validate import check_bool, check_int
+from bayes_hier.compat import (
+    CorrelatedTTest,
+    SignedRankTest,
+    SignTest,
+    two_on_multiple,
+    two_on_single,
+)
 from bayes_hier.examples import find_uci_weka, load_uci_weka, packaged_uci_weka
+from bayes_hier.frequentist import (
+    corrected_resampled_ttest,
+    paired_ttest,
+    sign_test_freq,
+    wilcoxon_signed_rank,
+)
+from bayes_hier.hierarchical.fit import (
+    SeedStreams,
+    prepare_input,
+    sampler_settings,
+    seed_streams,
+)
+from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
+from bayes_hier.rope import Rope, RopeScaleWarning
+from bayes_hier.seeding import resolve_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_DATA = ROOT.parent / "shared" / "data" / "uci_weka_10x10cv.csv"
@@ -51,3 +89,417 @@ def test_load_uci_weka_reads_an_explicit_plain_or_compressed_copy(tmp_path):
     pd.testing.assert_frame_equal(load_uci_weka(tmp_path / "copy.csv.gz"), packaged)
     with pytest.raises(FileNotFoundError, match="without a path to read the copy shipped"):
         load_uci_weka(tmp_path / "absent.csv")
+
+
+# ---------------------------------------------------------------------- item 1: pandas labels
+def per_dataset_calls(nsamples: int = 20):
+    """Every public function taking one score per data set, as (name, call, comparable answer)."""
+    return [
+        ("sign_test", lambda x, y: sign_test(x, y, 0.01, nsamples=nsamples, seed=1).sample),
+        (
+            "signed_rank_test",
+            lambda x, y: signed_rank_test(x, y, 0.01, nsamples=nsamples, seed=1).sample,
+        ),
+        ("wilcoxon_signed_rank", lambda x, y: wilcoxon_signed_rank(x, y).p_value),
+        ("sign_test_freq", lambda x, y: sign_test_freq(x, y).p_value),
+        ("compat.SignTest", lambda x, y: SignTest.sample(x, y, 0.01, nsamples, random_state=1)),
+        (
+            "compat.SignedRankTest",
+            lambda x, y: SignedRankTest.sample(x, y, 0.01, nsamples, random_state=1),
+        ),
+        ("compat.two_on_multiple", lambda x, y: two_on_multiple(x, y, 0.01, nsamples=nsamples)),
+    ]
+
+
+def fold_calls():
+    """Every public function taking the fold scores of one data set."""
+    return [
+        ("correlated_ttest", lambda x, y: tuple(correlated_ttest(x, y, 0.01).probs)),
+        ("paired_ttest", lambda x, y: paired_ttest(x, y).p_value),
+        ("corrected_resampled_ttest", lambda x, y: corrected_resampled_ttest(x, y).p_value),
+        ("compat.CorrelatedTTest", lambda x, y: CorrelatedTTest.probs(x, y, 0.01)),
+        ("compat.two_on_single", lambda x, y: two_on_single(x, y, 0.01)),
+    ]
+
+
+def answers_equal(a, b) -> bool:
+    return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+
+
+finite_scores = st.floats(0, 100, allow_nan=False, width=32)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), q=st.integers(2, 12))
+def test_series_are_paired_by_label_whatever_their_order(data, q):
+    x = np.array(data.draw(st.lists(finite_scores, min_size=q, max_size=q)))
+    y = np.array(data.draw(st.lists(finite_scores, min_size=q, max_size=q)))
+    labels = data.draw(
+        st.lists(st.text(min_size=1, max_size=4), min_size=q, max_size=q, unique=True)
+    )
+    order = data.draw(st.permutations(range(q)))
+    xs, ys = pd.Series(x, index=labels), pd.Series(y, index=labels)
+    for name, call in per_dataset_calls():
+        if name == "compat.two_on_multiple":
+            continue  # random seed: compared in test_compat
+        assert answers_equal(call(xs, ys.iloc[list(order)]), call(x, y)), name
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), n=st.integers(3, 20))
+def test_fold_series_are_paired_by_label_whatever_their_order(data, n):
+    x = np.array(data.draw(st.lists(finite_scores, min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(finite_scores, min_size=n, max_size=n)))
+    order = list(data.draw(st.permutations(range(n))))
+    index = pd.MultiIndex.from_tuples([(0, fold) for fold in range(n)], names=["run", "fold"])
+    xs, ys = pd.Series(x, index=index), pd.Series(y, index=index)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RopeScaleWarning)
+        for name, call in fold_calls():
+            assert answers_equal(call(xs, ys.iloc[order]), call(x, y)), name
+
+
+def test_frames_are_paired_by_data_set_and_fold_labels():
+    """hierarchical_test's input step (and CVData) align two DataFrames on rows and columns."""
+    rng = np.random.default_rng(0)
+    x = pd.DataFrame(rng.uniform(0.7, 0.9, (4, 6)), index=list("abcd"))
+    y = x + rng.normal(0.01, 0.01, x.shape)
+    shuffled = y.iloc[[2, 0, 3, 1], [5, 4, 3, 2, 1, 0]]
+    reference, _ = prepare_input(x.to_numpy(), y.to_numpy(), 0.01, runs=2)
+    cv, rope = prepare_input(x, shuffled, 0.01, runs=2)
+    for expected, got in zip(reference.differences, cv.differences):
+        np.testing.assert_array_equal(got, expected)
+    assert rope == Rope(-0.01, 0.01)
+    per_dataset = sign_test(x, shuffled, 0.01, nsamples=10, seed=0).differences
+    np.testing.assert_array_equal(per_dataset, (y - x).mean(axis=1).to_numpy())
+    with pytest.raises(ValueError, match=r"x and y have different column \(fold\) labels"):
+        prepare_input(x, shuffled.set_axis(range(10, 16), axis=1), runs=2)
+
+
+@pytest.mark.parametrize("kind", ["per data set", "folds"])
+def test_different_or_repeated_labels_raise_naming_x_and_y(kind):
+    calls = per_dataset_calls() if kind == "per data set" else fold_calls()
+    x = pd.Series(np.linspace(0.7, 0.9, 6), index=list("abcdef"))
+    other = x.set_axis(list("abcdeZ")) + 0.01
+    repeated = x.set_axis(list("abcdee")) + 0.01
+    for name, call in calls:
+        with pytest.raises(ValueError, match="x and y have different index labels") as error:
+            call(x, other)
+        assert "only in x: ['f']; only in y: ['Z']" in str(error.value), name
+        with pytest.raises(ValueError, match="y has repeated index labels"):
+            call(x, repeated)
+
+
+# ---------------------------------------------------------------------- random containers
+KINDS = ["float64", "float32", "int64", "bool", "object", "list", "str", "complex", "datetime"]
+NUMERIC = {"float64", "float32", "int64", "bool", "object", "list"}
+
+
+def convert(values: np.ndarray, kind: str):
+    """The scores as another container or dtype (NaN placements survive where they can)."""
+    converters = {
+        "float64": lambda v: v,
+        "float32": lambda v: v.astype(np.float32),
+        "int64": lambda v: np.nan_to_num(v).round().astype(np.int64),
+        "bool": lambda v: np.nan_to_num(v) > 50,
+        "object": lambda v: v.astype(object),
+        "list": lambda v: v.tolist(),
+        "str": lambda v: v.astype(str),
+        "complex": lambda v: v.astype(complex),
+        "datetime": lambda v: np.nan_to_num(v).astype("datetime64[s]"),
+    }
+    return converters[kind](values)
+
+
+def as_reference(values) -> np.ndarray:
+    """What the scores mean as float64 (for the numeric kinds)."""
+    return np.asarray(values, dtype=float)
+
+
+@st.composite
+def score_pairs(draw, ndim: int):
+    """x and y of one random shape and kind, with NaN at random places (or none)."""
+    shape = tuple(draw(st.integers(0, 6)) for _ in range(ndim))
+    elements = st.floats(0, 100, allow_nan=False, width=32)
+    x, y = (draw(arrays(np.float64, shape, elements=elements)) for _ in range(2))
+    for values in (x, y):
+        if values.size and draw(st.booleans()):
+            values.flat[draw(st.integers(0, values.size - 1))] = np.nan
+    kind = draw(st.sampled_from(KINDS))
+    return convert(x, kind), convert(y, kind), kind, shape
+
+
+def names_an_argument(error: Exception) -> bool:
+    return re.search(r"\b(x|y|x\[\d+\]|y\[\d+\])\b", str(error)) is not None
+
+
+def check_answer_or_named_error(call, x, y, valid: bool) -> None:
+    """``call(x, y)`` equals ``call`` on the float64 reference when the input is valid, and
+    raises a ValueError/TypeError naming x or y when it is not."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if valid:
+            assert answers_equal(call(x, y), call(as_reference(x), as_reference(y)))
+            return
+        with pytest.raises((ValueError, TypeError)) as error:
+            call(x, y)
+        assert names_an_argument(error.value), str(error.value)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=score_pairs(ndim=1))
+def test_one_score_per_data_set_right_answer_or_named_error(pair):
+    x, y, kind, (size,) = pair
+    finite = kind in NUMERIC and np.isfinite(as_reference(x)).all()
+    finite = finite and np.isfinite(as_reference(y)).all()
+    for _, call in per_dataset_calls(nsamples=10)[:2]:
+        check_answer_or_named_error(call, x, y, valid=finite and size >= 1)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=score_pairs(ndim=1))
+def test_fold_scores_right_answer_or_named_error(pair):
+    x, y, kind, (n,) = pair
+    finite = kind in NUMERIC and np.isfinite(as_reference(x)).all()
+    finite = finite and np.isfinite(as_reference(y)).all()
+    check_answer_or_named_error(fold_calls()[0][1], x, y, valid=finite and n >= 2)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=score_pairs(ndim=2))
+def test_fold_score_matrices_right_answer_or_named_error(pair):
+    """The input step of hierarchical_test and the fold-averaging sign test."""
+    x, y, kind, (q, n) = pair
+    finite = kind in NUMERIC and np.isfinite(as_reference(x)).all()
+    finite = finite and np.isfinite(as_reference(y)).all()
+
+    def hierarchical_input(a, b):
+        cv, _ = prepare_input(a, b, 0.01)
+        return np.concatenate(cv.differences)
+
+    def averaged_sign_test(a, b):
+        return sign_test(a, b, 0.01, nsamples=10, seed=0).differences
+
+    check_answer_or_named_error(hierarchical_input, x, y, valid=finite and q >= 2 and n >= 2)
+    check_answer_or_named_error(averaged_sign_test, x, y, valid=finite and q >= 1 and n >= 2)
+
+
+# ---------------------------------------------------------------------- item 5: empty inputs
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: correlated_ttest([], []), "x and y hold no scores"),
+        (lambda: correlated_ttest(np.zeros(0), np.zeros(0)), "x and y hold no scores"),
+        (lambda: prepare_input(np.zeros((0, 10)), np.zeros((0, 10))), "x and y hold no scores"),
+        (lambda: hierarchical_test([], []), "x and y hold no scores"),
+        (lambda: signed_rank_test(np.zeros((0, 10)), np.zeros((0, 10))), "hold no scores"),
+        (lambda: sign_test(np.zeros((3, 0)), np.zeros((3, 0))), "hold no scores"),
+        (lambda: signed_rank_test([], []), "x and y are empty"),
+    ],
+)
+def test_empty_inputs_say_what_is_missing(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_the_same_model_twice_and_a_tidy_frame_twice_are_explained():
+    frame = load_uci_weka()
+    for test in (sign_test, signed_rank_test, correlated_ttest, prepare_input):
+        with pytest.raises(ValueError, match="models must name two different models"):
+            test(frame, models=("nbc", "nbc"))
+    for test in (sign_test, signed_rank_test, correlated_ttest, prepare_input):
+        with pytest.raises(ValueError, match=r"pass a tidy frame .* alone as x, with models="):
+            test(frame, frame)
+
+
+# ---------------------------------------------------------------------- item 4: types
+SCORES = np.linspace(0.7, 0.9, 10), np.linspace(0.71, 0.93, 10)
+
+
+def seeded_calls():
+    """Every public function with a seed, and the argument's name."""
+    x, y = SCORES
+    return [
+        (lambda s: sign_test(x, y, 0.01, nsamples=10, seed=s), "seed"),
+        (lambda s: signed_rank_test(x, y, 0.01, nsamples=10, seed=s), "seed"),
+        (lambda s: correlated_ttest(x, y, 0.01).sample(10, seed=s), "seed"),
+        (lambda s: seed_streams(s), "seed"),
+        (lambda s: SignTest(x, y, 0.01, nsamples=10, random_state=s), "random_state"),
+        (lambda s: SignedRankTest(x, y, 0.01, nsamples=10, random_state=s), "random_state"),
+        (lambda s: CorrelatedTTest(x, y, 0.01, random_state=s), "random_state"),
+    ]
+
+
+@pytest.mark.parametrize("bad", [1.7, "a", True, np.bool_(False), [1, 2], -1])
+def test_seeds_follow_one_policy(bad):
+    for call, argument in seeded_calls():
+        with pytest.raises((TypeError, ValueError), match=argument):
+            call(bad)
+
+
+def test_every_seed_kind_is_accepted_and_reproducible():
+    for call, _ in seeded_calls():
+        for make in (
+            lambda: 7,
+            lambda: np.int64(7),
+            lambda: np.random.default_rng(7),
+            lambda: np.random.SeedSequence(7),
+        ):
+            first, second = call(make()), call(make())
+            if isinstance(first, SeedStreams):
+                assert first.seed == second.seed and first.stan == second.stan
+            elif isinstance(first, np.ndarray):
+                np.testing.assert_array_equal(first, second)
+            else:
+                np.testing.assert_array_equal(first.sample, second.sample)
+
+
+def test_hierarchical_seed_streams_accept_generators_and_sequences():
+    """hierarchical_test resolves its seed through seed_streams (before any sampling)."""
+    from_generator = seed_streams(np.random.default_rng(3))
+    assert from_generator.seed == resolve_seed(np.random.default_rng(3))
+    assert seed_streams(np.random.SeedSequence(3)).seed == resolve_seed(np.random.SeedSequence(3))
+    assert seed_streams(5).seed == 5
+    with pytest.raises(TypeError, match="seed"):
+        hierarchical_test(np.vstack(SCORES), np.vstack(SCORES[::-1]), seed=1.7)
+
+
+@pytest.mark.parametrize("bad", ["no", "False", 0, 1, None, 1.0])
+def test_flags_are_booleans(bad):
+    x, y = SCORES
+    calls = [
+        lambda: sign_test(x, y, higher_is_better=bad, nsamples=10),
+        lambda: signed_rank_test(x, y, higher_is_better=bad, nsamples=10),
+        lambda: correlated_ttest(x, y, higher_is_better=bad),
+        lambda: wilcoxon_signed_rank(x, y, higher_is_better=bad),
+        lambda: paired_ttest(x, y, higher_is_better=bad),
+        lambda: CVData.from_arrays(x, y, higher_is_better=bad),
+        lambda: prepare_input(np.vstack([x, y]), np.vstack([y, x]), higher_is_better=bad),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match="higher_is_better must be True or False"):
+            call()
+    assert sign_test(x, y, higher_is_better=np.False_, nsamples=10).higher_is_better is False
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(True, TypeError), ("2", TypeError), (2.5, ValueError), (0, ValueError)]
+)
+def test_counts_are_integers(value, error):
+    x, y = np.tile(SCORES[0], 2), np.tile(SCORES[1], 2)
+    streams = seed_streams(0)
+    model_input = build_model_input(
+        prepare_input(np.vstack([x, y]), np.vstack([y, x]), runs=2)[0],
+        Rope(-0.01, 0.01),
+        HierarchicalPrior(),
+        np.random.default_rng(0),
+    )
+    calls = {
+        "runs": lambda: correlated_ttest(x, y, runs=value),
+        "nsamples": lambda: sign_test(x, y, nsamples=value),
+        "chains": lambda: sampler_settings(model_input, streams, datasets=("a", "b"), chains=value),
+        "draws": lambda: sampler_settings(model_input, streams, datasets=("a", "b"), draws=value),
+    }
+    for argument, call in calls.items():
+        with pytest.raises(error, match=argument):
+            call()
+    # a float holding a whole number is that number (documented in bayes_hier._validate)
+    assert correlated_ttest(x, y, runs=2.0).probs == correlated_ttest(x, y, runs=2).probs
+
+
+def test_check_helpers():
+    assert check_bool(np.True_, "flag") is True
+    assert check_int(np.int32(4), "n", minimum=1) == 4 and type(check_int(4.0, "n")) is int
+    with pytest.raises(ValueError, match="n must be at least 1; got 0"):
+        check_int(0, "n", minimum=1)
+    with pytest.raises(ValueError, match="whole number"):
+        check_int(float("nan"), "n")
+
+
+# ---------------------------------------------------------------------- item 14
+def test_hierarchical_test_steps_give_the_settings_of_a_fit():
+    x = np.random.default_rng(0).uniform(0.7, 0.9, (3, 10))
+    cv, rope = prepare_input(x, x + 0.01, 0.01, names=("a", "b"))
+    assert cv.q == 3 and cv.names == ("a", "b") and rope == Rope(-0.01, 0.01)
+    with pytest.raises(ValueError, match=r"x and y hold 1 data set; .*\(correlated_ttest\)"):
+        prepare_input(x[:1], x[:1] + 0.01)
+    streams = seed_streams(11)
+    model_input = build_model_input(cv, rope, HierarchicalPrior(), streams.perturbation)
+    settings = sampler_settings(
+        model_input, streams, datasets=cv.datasets, chains=3, draws=50, warmup=20
+    )
+    assert (settings.chains, settings.draws, settings.warmup) == (3, 50, 20)
+    assert settings.seed == streams.stan and len(settings.inits) == 3
+    assert settings.coords == {"dataset": list(cv.datasets)}
+    assert settings.dims == {"sigma": ["dataset"], "tau_raw": ["dataset"]}
+    gaussian = build_model_input(
+        cv, rope, HierarchicalPrior(nu_prior="gaussian"), np.random.default_rng(0)
+    )
+    assert sampler_settings(gaussian, streams, datasets=cv.datasets).dims == {"sigma": ["dataset"]}
+
+
+def package_modules() -> dict[str, Path]:
+    package = ROOT / "bayes_hier"
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that ``name`` imports anywhere: at the top, inside functions and
+    under ``TYPE_CHECKING`` (the strictest reading of the import graph)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            target = ".".join([*base, node.module] if node.module else base)
+            if node.level == 0:
+                target = node.module or ""
+            if target not in modules:
+                continue
+            for alias in node.names:
+                child = f"{target}.{alias.name}"
+                found.add(child if child in modules else target)
+    found.discard(name)
+    return found
+
+
+def test_the_package_has_no_import_cycle():
+    """A depth-first search of the static import graph finds no cycle.
+
+    Static, because importing any submodule first runs ``bayes_hier/__init__.py``, which fixes
+    the order in which Python imports them; a cycle hidden by that order (or by a function-level
+    or ``TYPE_CHECKING`` import) would still tie the modules together.
+    """
+    modules = package_modules()
+    graph = {name: imported_modules(name, path, modules) for name, path in modules.items()}
+    assert {"bayes_hier.bayesian_tests.plots", "bayes_hier.hierarchical.plots"} <= set(graph)
+    cycles = []
+    state: dict[str, str] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = "open"
+        for child in sorted(graph[node]):
+            if state.get(child) == "open":
+                cycles.append([*trail[trail.index(child) :], child])
+            elif child not in state:
+                visit(child, [*trail, child])
+        state[node] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == [], "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def test_every_module_imports():
+    for name in package_modules():
+        if name.endswith("__main__"):
+            continue
+        importlib.import_module(name)

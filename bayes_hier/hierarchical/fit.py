@@ -327,7 +327,7 @@ def prepare_input(
     cv = as_cvdata(x, y, runs, **kwargs)
     if cv.q < 2:
         raise ValueError(
-            f"The hierarchical test needs at least 2 data sets; the input holds {cv.q}. For one "
+            f"x and y hold {cv.q} data set; the hierarchical test needs at least 2. For one "
             "data set use the Bayesian correlated t-test (correlated_ttest)."
         )
     return cv, cv.rope(rope)
