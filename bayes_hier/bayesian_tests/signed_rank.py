@@ -38,12 +38,14 @@ from ..seeding import SeedLike, resolve_seed
 from ._inputs import check_nsamples, check_prior
 from .result import SimplexResult
 
-#: Floats per ((q+1) x samples) array of one batch (512 kB: small enough to stay in cache), so the
-#: memory does not grow with the number of samples ...
+#: Floats per ((q+1) x samples) array of one batch (512 kB: the few arrays of a batch stay in the
+#: CPU's cache), so the memory does not grow with the number of samples and the time per sample
+#: stays linear in q; at least :data:`MIN_BATCH` samples per batch.
 BATCH_FLOATS = 1 << 16
-#: ... but a batch holds at least this many samples whatever q: the Python-level work per batch
-#: (one step per row) is then spread over many samples, and the cost per sample stays linear in q.
-MIN_BATCH = 128
+MIN_BATCH = 16
+#: From this many samples per batch on, the prefix sums are formed row by row (contiguous rows,
+#: one Python call per row amortised over the batch); below, by ``cumsum`` along the rows.
+ROW_LOOP_BATCH = 128
 
 
 def sum_sign(a: np.ndarray, b: np.ndarray, t: float) -> np.ndarray:
@@ -134,8 +136,11 @@ class SortedWalsh:
         w = weights_sorted
         prefix = np.empty((w.shape[0] + 1, w.shape[1]))
         prefix[0] = 0.0
-        for i in range(w.shape[0]):  # row by row: contiguous, faster than cumsum(axis=0)
-            np.add(prefix[i], w[i], out=prefix[i + 1])
+        if w.shape[1] >= ROW_LOOP_BATCH:  # row by row: contiguous, faster for wide rows
+            for i in range(w.shape[0]):
+                np.add(prefix[i], w[i], out=prefix[i + 1])
+        else:  # narrow rows: the per-row Python call would dominate
+            np.cumsum(w, axis=0, out=prefix[1:])
         total = prefix[-1]
         squared_total = total * total
 
