@@ -35,6 +35,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 copied into the site: formulas render offline
     "numpydoc",
     "myst_nb",
 ]
@@ -211,7 +212,8 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_sidebars = {"index": []}
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 
 
 # ---------------------------------------------------------------------------------------------
