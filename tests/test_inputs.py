@@ -229,6 +229,11 @@ def score_pairs(draw, ndim: int):
     return convert(x, kind), convert(y, kind), kind, shape
 
 
+def numeric_and_finite(x, y, kind: str) -> bool:
+    """Whether the scores are numbers without NaN or infinity (a valid input, size aside)."""
+    return kind in NUMERIC and all(np.isfinite(as_reference(v)).all() for v in (x, y))
+
+
 def names_an_argument(error: Exception) -> bool:
     return re.search(r"\b(x|y|x\[\d+\]|y\[\d+\])\b", str(error)) is not None
 
@@ -250,8 +255,7 @@ def check_answer_or_named_error(call, x, y, valid: bool) -> None:
 @given(pair=score_pairs(ndim=1))
 def test_one_score_per_data_set_right_answer_or_named_error(pair):
     x, y, kind, (size,) = pair
-    finite = kind in NUMERIC and np.isfinite(as_reference(x)).all()
-    finite = finite and np.isfinite(as_reference(y)).all()
+    finite = numeric_and_finite(x, y, kind)
     for _, call in per_dataset_calls(nsamples=10)[:2]:
         check_answer_or_named_error(call, x, y, valid=finite and size >= 1)
 
@@ -260,8 +264,7 @@ def test_one_score_per_data_set_right_answer_or_named_error(pair):
 @given(pair=score_pairs(ndim=1))
 def test_fold_scores_right_answer_or_named_error(pair):
     x, y, kind, (n,) = pair
-    finite = kind in NUMERIC and np.isfinite(as_reference(x)).all()
-    finite = finite and np.isfinite(as_reference(y)).all()
+    finite = numeric_and_finite(x, y, kind)
     check_answer_or_named_error(fold_calls()[0][1], x, y, valid=finite and n >= 2)
 
 
@@ -270,8 +273,7 @@ def test_fold_scores_right_answer_or_named_error(pair):
 def test_fold_score_matrices_right_answer_or_named_error(pair):
     """The input step of hierarchical_test and the fold-averaging sign test."""
     x, y, kind, (q, n) = pair
-    finite = kind in NUMERIC and np.isfinite(as_reference(x)).all()
-    finite = finite and np.isfinite(as_reference(y)).all()
+    finite = numeric_and_finite(x, y, kind)
 
     def hierarchical_input(a, b):
         cv, _ = prepare_input(a, b, 0.01)
