@@ -45,6 +45,7 @@ templates_path = ["_templates"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 nitpicky = True
+toc_object_entries_show_parents = "hide"  # "plot_simplex()" in the page tables of contents
 
 # ---------------------------------------------------------------------------------------------
 # API reference: one page per module below, one generated page per public name.
