@@ -338,6 +338,18 @@ class JointResult(ManyModelResult):
             lines.append(f"Perturbed ties: {', '.join(self.model_input.perturbed)}")
         return "\n".join(lines)
 
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`ManyModelResult.to_dict` plus the ranking: ``p_best``, ``p_practically_best``,
+        ``expected_rank``, ``p_best_population`` (by model) and ``rank_probabilities``
+        (model -> [P(rank 1), ..., P(rank k)])."""
+        out = super().to_dict()
+        for name in ("p_best", "p_practically_best", "expected_rank", "p_best_population"):
+            out[name] = {model: float(value) for model, value in getattr(self, name).items()}
+        out["rank_probabilities"] = {
+            model: [float(p) for p in row] for model, row in self.rank_probabilities.iterrows()
+        }
+        return out
+
     # ------------------------------------------------------------------ plots
     def plot_rank_probabilities(self, ax: Axes | None = None) -> Figure:
         """Heatmap of :attr:`rank_probabilities` (models by expected rank × rank)."""

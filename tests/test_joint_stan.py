@@ -1,0 +1,275 @@
+"""The joint model through Stan: log density, permutation invariance, k = 2, recovery."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_hier.hierarchical import hierarchical_test
+from bayes_hier.hierarchical.scale_mixture import (
+    log_gamma_from_standardised,
+    standardised_log_gamma_log_density,
+    tau_from_standardised,
+)
+from bayes_hier.joint import compare_joint, joint_test
+from bayes_hier.joint.data import MultiCVData
+from bayes_hier.joint.likelihood import marginal_contrast_log_likelihood
+from bayes_hier.joint.model_input import JointPrior, build_joint_input, initial_values
+from bayes_hier.joint.posterior import theta0_from_raw
+from bayes_hier.rope import Rope
+from bayes_hier.stan_programs import load_program
+
+pytestmark = pytest.mark.stan
+
+
+@pytest.fixture(scope="module")
+def joint_engine(engine):
+    """The suite's engine with both joint programs compiled."""
+    engine.compile(load_program("joint"))
+    engine.compile(load_program("joint_matrix"))
+    return engine
+
+
+def _input(nu_prior: str, k: int = 3, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    sizes = (6, 8, 10, 6)
+    blocks = [rng.normal(0.8, 0.02, (n, k)) + rng.normal(0, 0.01, k) for n in sizes]
+    data = MultiCVData(
+        tuple(blocks),
+        tuple("abcde"[:k]),
+        tuple(f"set {i}" for i in range(len(sizes))),
+        np.array([1, 2, 1, 1]),
+        np.array([0.1, 0.2, 0.15, 0.3]),
+    )
+    return build_joint_input(data, Rope(-0.01, 0.01), JointPrior(nu_prior=nu_prior), rng)
+
+
+def _random_points(model_input, count: int = 4) -> list[dict]:
+    """Points away from the initial values: off-diagonal factors, heavy tails, other means."""
+    rng = np.random.default_rng(42)
+    points = initial_values(model_input, count, rng)
+    d = model_input.data["k"] - 1
+    for point in points:
+        point["theta0_raw"] = rng.normal(0, 1, d)
+        point["population_factor"] = point["population_factor"] * rng.uniform(0.3, 3) + np.tril(
+            rng.normal(0, 0.5, (d, d)), -1
+        )
+        point["noise_factor"] = point["noise_factor"] + np.tril(
+            rng.normal(0, 0.3, point["noise_factor"].shape), -1
+        )
+        point["tau_raw"] = rng.normal(0, 1.5, point["tau_raw"].size)
+        point["nu_raw"] = rng.normal(0, 1.5, point["nu_raw"].size)
+        if point["nu_alpha"]:
+            point["nu_alpha"] = [float(rng.uniform(0.6, 4.9))]
+            point["nu_beta"] = [float(rng.uniform(0.06, 0.14))]
+    return points
+
+
+def _reference_log_density(model_input, point) -> float:
+    """The model in NumPy/scipy: marginal likelihood of the contrasts, the standardised-log
+    densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor."""
+    data = model_input.data
+    d = data["k"] - 1
+
+    def covariance(basis, factor):
+        root = basis @ factor
+        return root @ np.swapaxes(root, -1, -2)
+
+    def factor_log_prior(factor):
+        return sum((d - 1 - j) * np.log(factor[..., j, j]) for j in range(d))
+
+    population = covariance(data["population_basis"], point["population_factor"])
+    noise = covariance(data["noise_basis"], point["noise_factor"])
+    log_prior = factor_log_prior(point["population_factor"]) + np.sum(
+        factor_log_prior(point["noise_factor"])
+    )
+    inverse_tau = np.ones(data["q"])
+    if data["nu_prior"] != 2:
+        if data["nu_prior"] == 0:
+            shape, rate = point["nu_alpha"][0], point["nu_beta"][0]
+        else:
+            shape, rate = data["nu_shape"], data["nu_rate"]
+        nu = 1 + np.exp(log_gamma_from_standardised(point["nu_raw"][0], shape, rate))
+        log_prior += float(standardised_log_gamma_log_density(point["nu_raw"][0], shape, rate))
+        log_prior += float(
+            np.sum(standardised_log_gamma_log_density(point["tau_raw"], nu / 2, nu / 2))
+        )
+        inverse_tau = 1 / tau_from_standardised(point["tau_raw"], nu)
+    log_lik = marginal_contrast_log_likelihood(
+        data["n"],
+        data["rho"],
+        data["ybar"],
+        data["scatter"],
+        theta0_from_raw(data, point["theta0_raw"]),
+        population[None] * inverse_tau[:, None, None],
+        noise,
+    )
+    return float(np.sum(log_lik) + log_prior)
+
+
+@pytest.mark.parametrize("nu_prior", ["hierarchical", "juarez-steel", "gaussian"])
+def test_joint_program_states_the_reference_log_density(joint_engine, nu_prior):
+    """joint.stan = the NumPy/scipy statement of the model = joint_matrix.stan (literal
+    Kronecker normal of vec(Y_i)), constants included, at points that really differ."""
+    model_input = _input(nu_prior)
+    points = _random_points(model_input)
+    closed = joint_engine.log_density(load_program("joint"), model_input.data, points)
+    matrix = joint_engine.log_density(
+        load_program("joint_matrix"), model_input.matrix_data(), points
+    )
+    reference = [_reference_log_density(model_input, point) for point in points]
+    assert np.ptp(closed) > 1.0
+    np.testing.assert_allclose(closed, reference, rtol=1e-10)
+    np.testing.assert_allclose(matrix, closed, rtol=1e-10)
+
+
+def _simulated_frame(effects, q=10, folds=10, sigma=1.0, spread=1.0, seed=0) -> pd.DataFrame:
+    """Scores of k models on q data sets: data-set difficulty + model effect + a data set's own
+    deviation (sd ``spread``) + fold noise equicorrelated across folds (ρ = 1/folds) and
+    correlated 0.5 across models."""
+    rng = np.random.default_rng(seed)
+    effects = np.asarray(effects, float)
+    k, rho = effects.size, 1 / folds
+    rows = []
+    for i in range(q):
+        true = 70 + rng.normal(0, 5) + effects + rng.normal(0, spread, k)
+        shared = rng.normal(size=(folds, 1))
+        z = np.sqrt(0.5) * shared + np.sqrt(0.5) * rng.normal(size=(folds, k))
+        g = np.sqrt(0.5) * rng.normal() + np.sqrt(0.5) * rng.normal(size=k)
+        scores = true + sigma * (np.sqrt(rho) * g + np.sqrt(1 - rho) * z)
+        for j in range(folds):
+            for a in range(k):
+                rows.append((f"set {i}", f"m{a}", 0, j, scores[j, a]))
+    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+
+
+FIT = {"chains": 2, "draws": 1000, "warmup": 1000, "engine": "pystan", "warn": False}
+
+
+@pytest.fixture(scope="module")
+def recovery(joint_engine):
+    """m2 better than m0 and m1 by 3 points on average (data sets' own deviations sd 0.5, so a
+    new data set's difference has sd 0.7 and m2 is best with probability about 0.99)."""
+    return joint_test(_simulated_frame([0.0, 0.0, 3.0], q=10, spread=0.5), rope=0.5, seed=5, **FIT)
+
+
+def test_rank_table_and_p_best_are_distributions(recovery):
+    ranks = recovery.rank_probabilities
+    assert ranks.shape == (3, 3) and list(ranks.columns) == [1, 2, 3]
+    np.testing.assert_allclose(ranks.sum(axis=1), 1.0)
+    np.testing.assert_allclose(ranks.sum(axis=0), 1.0)  # each rank is held by one model
+    np.testing.assert_allclose(recovery.p_best.sum(), 1.0)
+    assert recovery.p_practically_best.sum() >= 1.0
+    np.testing.assert_allclose(recovery.expected_rank, (ranks * np.array([1, 2, 3])).sum(axis=1))
+
+
+def test_the_better_model_is_recovered(recovery):
+    assert recovery.p_best["m2"] > 0.9
+    assert recovery.expected_rank["m2"] < 1.2
+    assert recovery.order[0] == "m2"
+    for other in ("m0", "m1"):
+        assert recovery[other, "m2"].probs.right > 0.9  # m2 (second) better
+        assert recovery["m2", other].probs.left > 0.9  # the same pair written the other way
+    assert recovery.diagnostics["divergences"] == 0
+    assert recovery.diagnostics["max_rhat"] < 1.02
+
+
+def test_pairs_table_and_shrinkage(recovery):
+    pairs = recovery.pairs
+    assert list(zip(pairs["first"], pairs["second"])) == [("m0", "m1"), ("m0", "m2"), ("m1", "m2")]
+    for prefix in ("p_", "p_population_"):
+        columns = [f"{prefix}first_better", f"{prefix}rope", f"{prefix}second_better"]
+        np.testing.assert_allclose(pairs[columns].sum(axis=1), 1.0)
+    shrinkage = recovery.per_dataset
+    assert len(shrinkage) == 30
+    # centred effects: the shrinkage estimates of a data set sum to 0 over the models
+    np.testing.assert_allclose(shrinkage.groupby("dataset")["shrunk"].sum(), 0.0, atol=1e-9)
+    # and lie between the data set's own estimate and the population's, on average
+    pair = recovery["m0", "m2"].per_dataset
+    population = recovery["m0", "m2"].population.mean
+    assert np.mean(np.abs(pair["shrunk"] - population)) < np.mean(np.abs(pair["mle"] - population))
+
+
+def test_plots_and_text(recovery):
+    import matplotlib.pyplot as plt
+
+    for figure in (
+        recovery.plot_rank_probabilities(),
+        recovery.plot_p_best(),
+        recovery.plot_bayesian_cd(),
+    ):
+        assert figure.axes
+        plt.close(figure)
+    text = str(recovery)
+    assert "P(best)" in text and "m2" in text and "divergences" in text
+
+
+def _population(result, first, second):
+    """(left, rope, right) of the population mean difference second − first."""
+    if (first, second) in result.pair_results:
+        return tuple(result.pair_results[first, second].population.probs)
+    return tuple(result.pair_results[second, first].population.probs)[::-1]
+
+
+def test_permuting_the_models_permutes_the_answers(joint_engine):
+    """Same data, models listed in another order: every probability within Monte Carlo error
+    (the prior is invariant by construction; what differs is only the sampler's path)."""
+    frame = _simulated_frame([0.0, 0.6, 1.0], q=8, spread=1.0, seed=3)
+    one = joint_test(frame, rope=0.5, models=["m0", "m1", "m2"], seed=1, **FIT)
+    two = joint_test(frame, rope=0.5, models=["m2", "m0", "m1"], seed=2, **FIT)
+    tolerance = 0.07  # about 4 Monte Carlo standard errors of a difference of two fits
+    np.testing.assert_allclose(two.p_best.loc[list(one.models)], one.p_best, atol=tolerance)
+    np.testing.assert_allclose(
+        two.rank_probabilities.loc[list(one.models)], one.rank_probabilities, atol=tolerance
+    )
+    for first, second in one.pair_results:
+        np.testing.assert_allclose(
+            two[first, second].probs, one[first, second].probs, atol=tolerance
+        )
+        np.testing.assert_allclose(
+            _population(two, first, second), _population(one, first, second), atol=tolerance
+        )
+
+
+def test_two_models_reproduce_the_hierarchical_test(joint_engine, uci):
+    """k = 2 is the paper's model: the same left/rope/right as hierarchical_test (one real pair
+    here; ``python -m benchmarks.joint --pairs`` checks all ten at 0.03)."""
+    pair = ("nbc", "aode")
+    frame = uci[uci["model"].isin(pair)]
+    settings = {"chains": 4, "draws": 1000, "warmup": 1000, "engine": "pystan", "warn": False}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        joint = joint_test(frame, rope=1.0, models=list(pair), seed=11, **settings)
+        reference = hierarchical_test(frame, rope=1.0, models=pair, seed=12, **settings)
+    np.testing.assert_allclose(joint[pair].probs, reference.probs, atol=0.05)
+    np.testing.assert_allclose(joint[pair].population.probs, reference.population.probs, atol=0.05)
+
+
+def test_reports_and_matrices_of_compare_work_unchanged(recovery, tmp_path):
+    """The joint result is a ManyModelResult: compare's matrices and reports take it as is."""
+    better = recovery.matrix("better")
+    assert list(better.index) == recovery.order
+    np.testing.assert_allclose(better.loc["m2", "m0"], recovery["m2", "m0"].probs.left)
+    assert "Joint Bayesian hierarchical model" in recovery.to_markdown()
+    assert recovery.to_dict()["method"] == "joint"
+    written = recovery.write_report(tmp_path)
+    assert (tmp_path / "report.md").is_file() and written
+
+
+def test_compare_joint_takes_compares_arguments(joint_engine):
+    frame = _simulated_frame([0.0, 0.0, 3.0], q=10, spread=0.5)
+    with pytest.raises(ValueError, match="control"):
+        compare_joint(frame, rope=0.5, control="m0")
+    result = compare_joint(
+        frame, rope=0.5, seed=5, jobs=2, min_folds=2, models=["m2", "m0", "m1"], **FIT
+    )
+    assert result.models == ("m2", "m0", "m1") and result.p_best["m2"] > 0.9
+
+
+def test_to_dict_carries_the_ranking(recovery):
+    out = recovery.to_dict()
+    assert out["p_best"] == pytest.approx(recovery.p_best.to_dict())
+    assert out["rank_probabilities"]["m2"] == pytest.approx(
+        recovery.rank_probabilities.loc["m2"].tolist()
+    )
