@@ -2,9 +2,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-DATA ?= ../shared/data
+# The real data: the copy packaged in bayes_hier/example_data unless DATA names a file or folder.
+DATA ?=
+DATA_ARG := $(if $(DATA),--data $(DATA))
 JOBS ?= 2
-export BAYES_HIER_DATA := $(abspath $(DATA))
 export MPLBACKEND := Agg
 
 .PHONY: demo test lint bench clean paper paper-quick calibrate docs demo-many report-screenshot
@@ -27,7 +28,10 @@ demo: $(VENV)/.installed
 
 # The 5 classifiers on the real data, all 10 pairs (hierarchical test): report in demo_output/many.
 demo-many: $(VENV)/.installed
-	$(BIN)/bayes-hier compare $(DATA)/uci_weka_10x10cv.csv --rope 1 --seed 1 --jobs $(JOBS) \
+	mkdir -p demo_output
+	$(BIN)/python -c "from bayes_hier.examples import load_uci_weka; \
+		load_uci_weka().to_csv('demo_output/uci_weka_10x10cv.csv', index=False)"
+	$(BIN)/bayes-hier compare demo_output/uci_weka_10x10cv.csv --rope 1 --seed 1 --jobs $(JOBS) \
 		--out demo_output/many
 
 # Render demo_output/many/report.html in headless Chromium (Debian: apt-get install chromium).
@@ -48,10 +52,10 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.compare --out benchmarks/COMPARE.md --jobs $(JOBS)
 
 paper: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.experiments --full --out results --jobs $(JOBS) --data $(DATA)
+	$(BIN)/python -m bayes_hier.experiments --full --out results --jobs $(JOBS) $(DATA_ARG)
 
 paper-quick: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) --data $(DATA)
+	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) $(DATA_ARG)
 
 calibrate: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.calibration --out results/calibration --jobs $(JOBS)
