@@ -211,7 +211,6 @@ def test_input_forms_agree():
         (np.array([[1.0, np.nan]]), np.ones((1, 2)), {}, "NaN"),
         (np.ones((2, 2)), np.array([[1.0, 1], [np.inf, 1]]), {}, "measure 1"),
         (np.ones((2, 2)), np.ones((2, 2)), {"higher_is_better": [True]}, "1 entries for 2"),
-        (np.ones((2, 2)), np.ones((2, 2)), {"higher_is_better": ["yes", "no"]}, "True or False"),
         (np.ones((2, 2)), np.ones((2, 2)), {"higher_is_better": {"x": True}}, "one direction"),
         (np.ones((2, 2)), np.ones((2, 2)), {"measures": ("a", "a")}, "unique"),
         (np.ones((2, 2)), np.ones((2, 2)), {"measures": ("a",)}, "1 measure names for 2"),
@@ -223,6 +222,27 @@ def test_input_forms_agree():
 def test_count_validation(a, b, kwargs, message):
     with pytest.raises(ValueError, match=message):
         dominance_counts(a, b, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("higher_is_better", "message"),
+    [
+        (["yes", "no"], r"higher_is_better\[0\] must be True or False"),
+        ([True, 1], r"higher_is_better\[1\] must be True or False"),
+        ({"m0": True, "m1": "no"}, r"higher_is_better\['m1'\] must be True or False"),
+        ("no", "one per measure"),
+        (None, "one per measure"),
+    ],
+)
+def test_directions_are_booleans_never_coerced(higher_is_better, message):
+    """``bool("no")`` is True: a direction given as text or a number must be refused."""
+    with pytest.raises(TypeError, match=message):
+        dominance_counts(
+            np.ones((2, 2)),
+            np.ones((2, 2)),
+            higher_is_better=higher_is_better,
+            measures=("m0", "m1"),
+        )
 
 
 def test_frame_validation():

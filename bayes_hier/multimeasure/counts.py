@@ -16,12 +16,14 @@ half-weight copies, one with each outcome; with ``t`` ties a case contributes ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .._validate import check_bool
 
 #: Largest number of measures: ``2^16 = 65,536`` statements. Beyond that every posterior draw of
 #: the Dirichlet test needs more than 10^5 gamma variates (10^5 draws take minutes and gigabytes)
@@ -330,6 +332,7 @@ def _select(
 def _directions(
     higher_is_better: bool | Sequence[bool] | Mapping[str, bool], measures: tuple[str, ...]
 ) -> tuple[bool, ...]:
+    """One direction per measure, each checked as a boolean (never coerced from text)."""
     m = len(measures)
     if isinstance(higher_is_better, (bool, np.bool_)):
         return (bool(higher_is_better),) * m
@@ -340,16 +343,22 @@ def _directions(
                 f"higher_is_better names {sorted(keys)} but the measures are {list(measures)}; "
                 "give one direction per measure."
             )
-        return tuple(bool(higher_is_better[k]) for k in measures)  # type: ignore[index]
+        return tuple(
+            check_bool(higher_is_better[k], f"higher_is_better[{k!r}]")  # type: ignore[index]
+            for k in measures
+        )
+    if isinstance(higher_is_better, (str, bytes)) or not isinstance(higher_is_better, Iterable):
+        raise TypeError(
+            "higher_is_better must be True/False, one per measure or a dict measure -> bool; "
+            f"got {higher_is_better!r}."
+        )
     directions = list(higher_is_better)
     if len(directions) != m:
         raise ValueError(
             f"higher_is_better has {len(directions)} entries for {m} measures {list(measures)}; "
             "give one True/False per measure (or a single bool for all)."
         )
-    if not all(isinstance(d, (bool, np.bool_)) for d in directions):
-        raise ValueError(f"higher_is_better entries must be True or False; got {directions!r}.")
-    return tuple(bool(d) for d in directions)
+    return tuple(check_bool(d, f"higher_is_better[{i}]") for i, d in enumerate(directions))
 
 
 def _tolerances(tie_tolerance: float | Sequence[float], m: int) -> np.ndarray:
