@@ -185,6 +185,9 @@ def test_calibration_input_is_the_package_input_with_fixed_bounds():
     assert model_input.data["sigma0_upper"] * scale == pytest.approx(2.0)
     assert model_input.data["sigma_upper"] * scale == pytest.approx(1.0)
     assert model_input.perturbed == ()
+    misspecified = calibration_model_input(prior, simulated, fit_rho=0.01)
+    np.testing.assert_array_equal(misspecified.data["rho"], np.full(6, 0.01))
+    np.testing.assert_array_equal(misspecified.data["xbar"], model_input.data["xbar"])
 
 
 def test_calibration_prior_validation():

@@ -52,7 +52,9 @@ class SBCConfig:
 
     ``thinned`` is L: the number of thinned posterior draws, so ranks lie in 0..L. The NUTS
     settings default to those of ``hierarchical_test`` (adapt_delta 0.9, tree depth 10) with
-    shorter chains. ``delta0_bound``, ``sigma0_upper`` and ``sigma_upper`` are the fixed bounds of
+    shorter chains. ``rho`` is the fold correlation of the simulated data; ``fit_rho`` (default:
+    the same) the one the fit assumes, for a deliberately misspecified negative control.
+    ``delta0_bound``, ``sigma0_upper`` and ``sigma_upper`` are the fixed bounds of
     :class:`CalibrationPrior` (the ν prior comes from each :class:`SBCSetting`).
     """
 
@@ -63,6 +65,7 @@ class SBCConfig:
     adapt_delta: float = 0.9
     max_treedepth: int = 10
     rho: float = 0.1
+    fit_rho: float | None = None
     delta0_bound: float = 1.0
     sigma0_upper: float = 1.0
     sigma_upper: float = 1.0
@@ -115,7 +118,7 @@ def run_replicate(setting: SBCSetting, rep: int, config: SBCConfig) -> dict[str,
     simulation, inits, stan, deltas, ties = np.random.SeedSequence(seed).spawn(5)
     prior = config.prior(setting.nu_prior)
     simulated = simulate(prior, setting.q, setting.n, np.random.default_rng(simulation), config.rho)
-    model_input = calibration_model_input(prior, simulated)
+    model_input = calibration_model_input(prior, simulated, config.fit_rho)
     datasets = [f"d{i}" for i in range(setting.q)]
     settings = SamplerSettings(
         chains=config.chains,

@@ -139,15 +139,20 @@ def simulate(
     return SimulatedData(truth=truth, differences=differences, rho=rho)
 
 
-def calibration_model_input(prior: CalibrationPrior, simulated: SimulatedData) -> ModelInput:
+def calibration_model_input(
+    prior: CalibrationPrior, simulated: SimulatedData, fit_rho: float | None = None
+) -> ModelInput:
     """The package's model input of the simulated data, with the calibration prior's bounds.
 
-    The data go through ``build_model_input`` (the
-    zero-variance check, the sufficient statistics and the rescaling by mean_i(s_i), undone by
-    the posterior completion); only its three data-dependent bounds are replaced by the fixed
-    bounds of ``prior``, expressed in the rescaled units.
+    The data go through ``build_model_input`` (the zero-variance check, the sufficient
+    statistics and the rescaling by mean_i(s_i), undone by the posterior completion); only its
+    three data-dependent bounds are replaced by the fixed bounds of ``prior``, expressed in the
+    rescaled units. ``fit_rho`` gives the fit another fold correlation than the simulation's
+    (a deliberately misspecified model, the negative control of the calibration); ``None``
+    keeps the simulation's.
     """
-    cv = CVData(simulated.differences, rho=simulated.rho)
+    rho = simulated.rho if fit_rho is None else fit_rho
+    cv = CVData(simulated.differences, rho=rho)
     package_prior = HierarchicalPrior(
         nu_prior=prior.nu_prior, alpha_range=prior.alpha_range, beta_range=prior.beta_range
     )
