@@ -21,12 +21,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .result import MAX_RHAT, MIN_ESS_BULK
+from .thresholds import MAX_RHAT, MIN_ESS_BULK
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from .result import ManyModelResult
+#: What every function here takes: a :class:`~bayes_hier.ManyModelResult` (or a subclass).
+#: Duck-typed, so that this module does not import the result module, which imports this one to
+#: print and save itself (no import cycle).
+ResultLike = Any
 
 #: Readable headers of the pairs table in the reports.
 PAIR_HEADERS = {
@@ -55,7 +58,7 @@ def probability_text(p: float) -> str:
     return f"{p:.3f}"
 
 
-def pair_sentence(result: ManyModelResult, pair: tuple[str, str]) -> str:
+def pair_sentence(result: ResultLike, pair: tuple[str, str]) -> str:
     """The pair's decision in words, e.g. "hnb is better than nbc with probability 0.99 on a
     new data set"."""
     pair_result = result[pair]
@@ -80,7 +83,7 @@ def pair_sentence(result: ManyModelResult, pair: tuple[str, str]) -> str:
     )
 
 
-def design_sentence(result: ManyModelResult) -> str:
+def design_sentence(result: ResultLike) -> str:
     """The cross-validation design of the data sets, e.g. "10 runs x 10 folds on every data
     set"."""
     if result.scores is None:
@@ -97,7 +100,7 @@ def design_sentence(result: ManyModelResult) -> str:
     return "Cross-validation: " + "; ".join(parts) + "."
 
 
-def data_lines(result: ManyModelResult) -> list[str]:
+def data_lines(result: ResultLike) -> list[str]:
     """The data: models, data sets, design, score, rope and its units."""
     lines = [f"Models ({len(result.models)}): {', '.join(result.models)}."]
     if result.scores is not None:
@@ -116,18 +119,18 @@ def data_lines(result: ManyModelResult) -> list[str]:
     return lines
 
 
-def dropped_lines(result: ManyModelResult) -> list[str]:
+def dropped_lines(result: ResultLike) -> list[str]:
     """What each pair left out, or that nothing was."""
     return result.dropped or [
         "Nothing was dropped: every pair uses every data set and every fold of both models."
     ]
 
 
-def _first_pair(result: ManyModelResult) -> Any:
+def _first_pair(result: ResultLike) -> Any:
     return next(iter(result.pair_results.values()))
 
 
-def method_lines(result: ManyModelResult) -> list[str]:
+def method_lines(result: ResultLike) -> list[str]:
     """Method, prior, seeds and sampler settings, read from the pair results."""
     pair = _first_pair(result)
     lines = [
@@ -164,7 +167,7 @@ def method_lines(result: ManyModelResult) -> list[str]:
     return lines
 
 
-def version_line(result: ManyModelResult) -> str:
+def version_line(result: ResultLike) -> str:
     """Package versions (and the Stan engine, when the pairs used one)."""
     versions = dict(result.settings.get("versions", {}))
     engine = getattr(_first_pair(result), "settings", {}).get("engine")
@@ -172,7 +175,7 @@ def version_line(result: ManyModelResult) -> str:
     return f"Versions: {text}" + (f"; engine {engine}." if engine else ".")
 
 
-def warning_lines(result: ManyModelResult) -> list[str]:
+def warning_lines(result: ResultLike) -> list[str]:
     """Every pair with divergences, R-hat > 1.01 or bulk ESS < 400, or a sentence saying none."""
     if result.problems:
         return [f"{a} vs {b}: {'; '.join(reasons)}." for (a, b), reasons in result.problems.items()]
@@ -186,7 +189,7 @@ def warning_lines(result: ManyModelResult) -> list[str]:
     ]
 
 
-def frequentist_lines(result: ManyModelResult) -> list[str]:
+def frequentist_lines(result: ResultLike) -> list[str]:
     """Mean ranks and the sentences of the frequentist tests."""
     view = result.frequentist
     if view is None:
@@ -202,7 +205,7 @@ def frequentist_lines(result: ManyModelResult) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- tables
-def display_pairs(result: ManyModelResult) -> pd.DataFrame:
+def display_pairs(result: ResultLike) -> pd.DataFrame:
     """The pairs table rounded and with readable headers (for Markdown, HTML and LaTeX)."""
     table = result.pairs.copy()
 
@@ -231,13 +234,13 @@ def display_pairs(result: ManyModelResult) -> pd.DataFrame:
     return table.rename(columns=PAIR_HEADERS)
 
 
-def display_matrix(result: ManyModelResult, kind: str) -> pd.DataFrame:
+def display_matrix(result: ResultLike, kind: str) -> pd.DataFrame:
     """A probability matrix as text with two decimals (blank on the diagonal)."""
     table = result.matrix(kind)
     return table.apply(lambda column: [("" if pd.isna(v) else f"{v:.2f}") for v in column])
 
 
-def display_ranks(result: ManyModelResult) -> pd.DataFrame | None:
+def display_ranks(result: ResultLike) -> pd.DataFrame | None:
     """Mean ranks, best first."""
     view = result.frequentist
     if view is None or view.mean_ranks is None:
@@ -289,7 +292,7 @@ def latex_table(table: pd.DataFrame, caption: str, label: str, index: bool = Fal
     )
 
 
-def latex_tables(result: ManyModelResult) -> str:
+def latex_tables(result: ResultLike) -> str:
     """tables.tex: the pairs, the P(row better than column) matrix and the mean ranks."""
     parts = [
         "% Generated by bayes_hier from the comparison result; needs \\usepackage{booktabs}.",
@@ -325,7 +328,7 @@ class Block:
 
 
 #: Figures of a report: file stem -> (caption, function of the result that draws it).
-def figure_makers(result: ManyModelResult) -> dict[str, tuple[str, Callable[[], Figure]]]:
+def figure_makers(result: ResultLike) -> dict[str, tuple[str, Callable[[], Figure]]]:
     """The figures the result can draw (the CD diagram only with a Nemenyi test)."""
     makers: dict[str, tuple[str, Callable[[], Figure]]] = {
         "heatmap": ("P(row better than column), models by mean rank", result.plot_heatmap),
@@ -336,7 +339,7 @@ def figure_makers(result: ManyModelResult) -> dict[str, tuple[str, Callable[[], 
     return makers
 
 
-def report_blocks(result: ManyModelResult) -> list[Block]:
+def report_blocks(result: ResultLike) -> list[Block]:
     """The report's content, in order."""
     pair = _first_pair(result)
     blocks = [
@@ -436,19 +439,19 @@ def render_html(blocks: list[Block], pngs: dict[str, bytes]) -> str:
     )
 
 
-def markdown_report(result: ManyModelResult) -> str:
+def markdown_report(result: ResultLike) -> str:
     """The report as Markdown (figures linked under figures/)."""
     return render_markdown(report_blocks(result))
 
 
-def html_report(result: ManyModelResult) -> str:
+def html_report(result: ResultLike) -> str:
     """The report as one self-contained HTML page."""
     pngs = {stem: figure_png(make()) for stem, (_, make) in figure_makers(result).items()}
     return render_html(report_blocks(result), pngs)
 
 
 # ---------------------------------------------------------------------------- terminal, JSON
-def terminal_summary(result: ManyModelResult) -> str:
+def terminal_summary(result: ResultLike) -> str:
     """Pairs, ranks and warnings in at most 100 columns."""
     table = result.pairs
     width = max(8, *(len(m) for m in result.models))
@@ -489,7 +492,7 @@ def _plain(value: Any) -> Any:
     return str(value)  # e.g. an engine object among the options
 
 
-def as_dict(result: ManyModelResult) -> dict[str, Any]:
+def as_dict(result: ResultLike) -> dict[str, Any]:
     """The result as plain types: pairs, matrices, frequentist view, usage, settings."""
     out = {
         "method": result.method,
@@ -511,7 +514,7 @@ def as_dict(result: ManyModelResult) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- files
-def write_report(result: ManyModelResult, out: str | Path) -> dict[str, Path]:
+def write_report(result: ResultLike, out: str | Path) -> dict[str, Path]:
     """Write report.md, report.html, tables.tex, pairs.csv and figures/<name>.{png,svg}.
 
     Returns the paths written, by name.

@@ -21,14 +21,12 @@ from ..results import ComparisonResult
 from ..rope import Rope
 from .frequentist import FrequentistView
 from .pair import mirror, pair_diagnostics, pair_estimate
+from .thresholds import MAX_RHAT, MIN_ESS_BULK
 from .tidy import ModelScores, PairUsage
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Thresholds of the warnings section (Vehtari et al. 2021: R-hat <= 1.01, bulk ESS >= 400).
-MAX_RHAT = 1.01
-MIN_ESS_BULK = 400.0
 
 #: Kinds of :meth:`ManyModelResult.matrix`: the outcome of the pair (row, column) it shows.
 MATRIX_KINDS = {"better": "left", "rope": "rope", "worse": "right"}
