@@ -35,6 +35,33 @@ DEFAULT_COLUMNS: dict[str, str] = {
 }
 
 
+def column_roles(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The column name of each role (``dataset, model, run, fold, score``) in a tidy ``frame``.
+
+    ``columns`` overrides :data:`DEFAULT_COLUMNS` role by role. The model, fold and score columns
+    must exist; ``dataset`` (one data set) and ``run`` (one run) may be absent.
+
+    Raises
+    ------
+    ValueError
+        For a role that does not exist, or a required column missing from ``frame`` (the
+        message lists the frame's columns and says how to name the right one).
+    """
+    roles = {**DEFAULT_COLUMNS, **(dict(columns) if columns else {})}
+    unknown = set(roles) - set(DEFAULT_COLUMNS)
+    if unknown:
+        raise ValueError(
+            f"Unknown column roles {sorted(unknown)}; the roles are {list(DEFAULT_COLUMNS)}."
+        )
+    for role in ("model", "fold", "score"):
+        if roles[role] not in frame.columns:
+            raise ValueError(
+                f"The data frame has no {role} column {roles[role]!r} (columns: "
+                f"{list(frame.columns)}). Name it with columns={{'{role}': '...'}}."
+            )
+    return roles
+
+
 def corrected_standard_error(std: ArrayLike, n: ArrayLike, rho: ArrayLike) -> np.ndarray:
     """Standard error of a mean of n correlated cross-validation results, ``s·sqrt(1/n + ρ/(1−ρ))``.
 
@@ -410,18 +437,7 @@ class CVData:
             ``{"model": "classifier", "score": "accuracy"}``.
         """
         higher_is_better = check_bool(higher_is_better, "higher_is_better")
-        roles = {**DEFAULT_COLUMNS, **(dict(columns) if columns else {})}
-        unknown = set(roles) - set(DEFAULT_COLUMNS)
-        if unknown:
-            raise ValueError(
-                f"Unknown column roles {sorted(unknown)}; the roles are {list(DEFAULT_COLUMNS)}."
-            )
-        for role in ("model", "fold", "score"):
-            if roles[role] not in frame.columns:
-                raise ValueError(
-                    f"The data frame has no {role} column {roles[role]!r} (columns: "
-                    f"{list(frame.columns)}). Name it with columns={{'{role}': '...'}}."
-                )
+        roles = column_roles(frame, columns)
         df = frame.copy()
         for role, default in (("dataset", "dataset 0"), ("run", 0)):
             if roles[role] not in df.columns:

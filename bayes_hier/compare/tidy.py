@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import DEFAULT_COLUMNS, CVData
+from ..data import CVData, column_roles
 
 #: The columns of the canonical tidy table, in this order.
 KEYS = ("dataset", "run", "fold")
@@ -211,20 +211,6 @@ class ModelScores:
         return cv, usage
 
 
-def _check_roles(frame: pd.DataFrame, roles: Mapping[str, str]) -> None:
-    unknown = set(roles) - set(DEFAULT_COLUMNS)
-    if unknown:
-        raise ValueError(
-            f"Unknown column roles {sorted(unknown)}; the roles are {list(DEFAULT_COLUMNS)}."
-        )
-    for role in ("model", "fold", "score"):
-        if roles[role] not in frame.columns:
-            raise ValueError(
-                f"The data have no {role} column {roles[role]!r} (columns: "
-                f"{list(frame.columns)}). Name it with columns={{'{role}': '...'}}."
-            )
-
-
 def _numeric_scores(values: pd.Series, name: str) -> np.ndarray:
     """Scores as floats; NaN (a failed fold) is kept, text and infinities are errors."""
     numbers = pd.to_numeric(values, errors="coerce").astype(float).to_numpy()
@@ -245,8 +231,7 @@ def _numeric_scores(values: pd.Series, name: str) -> np.ndarray:
 
 def from_frame(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The canonical tidy table of a user's frame (roles mapped as in ``CVData.from_frame``)."""
-    roles = {**DEFAULT_COLUMNS, **(dict(columns) if columns else {})}
-    _check_roles(frame, roles)
+    roles = column_roles(frame, columns)
     table = pd.DataFrame(
         {
             "dataset": (
@@ -305,7 +290,7 @@ def model_scores(
         or non-numeric scores.
     """
     if isinstance(data, pd.DataFrame):
-        score_name = {**DEFAULT_COLUMNS, **(dict(columns) if columns else {})}["score"]
+        score_name = column_roles(data, columns)["score"]
         table = from_frame(data, columns)
     elif isinstance(data, Mapping):
         score_name = "score"
