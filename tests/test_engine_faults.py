@@ -20,7 +20,6 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from bayes_hier.engines import (
@@ -34,25 +33,11 @@ from bayes_hier.engines import (
 from bayes_hier.engines._cache import cache_directory
 from bayes_hier.stan_programs import StanProgram, load_program
 
+from .test_engines import hierarchical_input
+
 TINY = StanProgram(
     name="tiny", code="parameters { real y; } model { y ~ normal(1, 2); }\n// bayes_hier faults"
 )
-
-
-def _hierarchical_input():
-    from bayes_hier import CVData
-    from bayes_hier.hierarchical.model_input import (
-        HierarchicalPrior,
-        build_model_input,
-        initial_values,
-    )
-    from bayes_hier.rope import Rope
-
-    rng = np.random.default_rng(0)
-    x = rng.uniform(0.7, 0.8, (3, 10))
-    cv = CVData.from_arrays(x, x + rng.normal(0.01, 0.02, (3, 10)))
-    model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), rng)
-    return model_input.data, lambda chains: initial_values(model_input, chains, rng)
 
 
 # --- a chain process killed during sampling ---
@@ -69,7 +54,7 @@ def test_a_killed_chain_process_gives_a_clear_error_and_the_next_fit_works(
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the chains' sockets appear
     program = load_program("hierarchical")
-    data, inits = _hierarchical_input()
+    data, inits = hierarchical_input()
     long_run = SamplerSettings(chains=2, draws=200_000, warmup=200, seed=1, inits=inits(2))
     outcome: dict[str, object] = {}
 

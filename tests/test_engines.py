@@ -122,32 +122,28 @@ def test_a_second_process_does_not_recompile(engine):
 
 
 @pytest.mark.stan
-def test_seeded_fits_leave_nothing_in_the_httpstan_cache(engine):
+def test_seeded_fits_leave_nothing_in_the_httpstan_cache(engine, monkeypatch):
+    """The fits httpstan stores for this process are deleted, and each has a name of its own.
+
+    The fits are recorded as httpstan writes them: the shared cache folder also receives the
+    (transient) fits of other processes running at the same time.
+    """
     if engine.name != "pystan":
         pytest.skip("httpstan's fit cache concerns pystan only")
     import httpstan.cache
-    import httpstan.models
-    import numpy as np
 
-    from bayes_hier import hierarchical_test
+    stored: list[str] = []
+    dump_fit = httpstan.cache.dump_fit
 
-    model = httpstan.models.calculate_model_name(load_program("hierarchical").code)
-    fits = httpstan.cache.model_directory(model) / "fits"
-    before = set(fits.glob("*")) if fits.exists() else set()
-    rng = np.random.default_rng(1)
-    x = rng.uniform(0.7, 0.8, (3, 10))
-    hierarchical_test(
-        x,
-        x + 0.02 + rng.normal(0, 0.01, (3, 10)),
-        seed=3,
-        chains=2,
-        draws=30,
-        warmup=30,
-        engine=engine,
-        warn=False,
-    )
-    after = set(fits.glob("*")) if fits.exists() else set()
-    assert after <= before
+    def recording(fit_bytes: bytes, name: str) -> None:
+        stored.append(name)
+        dump_fit(fit_bytes, name)
+
+    monkeypatch.setattr(httpstan.cache, "dump_fit", recording)
+    _small_fit(engine)
+    _small_fit(engine)  # the same seeded request again
+    assert len(stored) == 4 and len(set(stored)) == 4  # 2 fits x 2 chains, no name shared
+    assert [name for name in stored if httpstan.cache.fit_path(name).exists()] == []
 
 
 @pytest.mark.skipif(
@@ -159,6 +155,19 @@ def test_seeded_fits_leave_nothing_in_the_httpstan_cache(engine):
 def test_cmdstanpy_and_pystan_agree_on_the_log_density():
     import numpy as np
 
+    data, inits = hierarchical_input(q=4)
+    point = inits(1)[0]
+    program = load_program("hierarchical")
+    a = CmdStanPyEngine().log_density(program, data, [point])
+    b = PyStanEngine().log_density(program, data, [point])
+    np.testing.assert_allclose(a, b, rtol=1e-8)
+
+
+def hierarchical_input(q: int = 3, seed: int = 0):
+    """Stan data of the hierarchical model for q simulated data sets, and a function giving
+    initial values for a number of chains."""
+    import numpy as np
+
     from bayes_hier import CVData
     from bayes_hier.hierarchical.model_input import (
         HierarchicalPrior,
@@ -167,15 +176,11 @@ def test_cmdstanpy_and_pystan_agree_on_the_log_density():
     )
     from bayes_hier.rope import Rope
 
-    rng = np.random.default_rng(0)
-    x = rng.uniform(0.7, 0.8, (4, 10))
-    cv = CVData.from_arrays(x, x + rng.normal(0.01, 0.02, (4, 10)))
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.7, 0.8, (q, 10))
+    cv = CVData.from_arrays(x, x + rng.normal(0.01, 0.02, (q, 10)))
     model_input = build_model_input(cv, Rope(-0.01, 0.01), HierarchicalPrior(), rng)
-    point = initial_values(model_input, 1, rng)[0]
-    program = load_program("hierarchical")
-    a = CmdStanPyEngine().log_density(program, model_input.data, [point])
-    b = PyStanEngine().log_density(program, model_input.data, [point])
-    np.testing.assert_allclose(a, b, rtol=1e-8)
+    return model_input.data, lambda chains: initial_values(model_input, chains, rng)
 
 
 # --- cmdstanpy engine logic, tested without CmdStan (a fake CmdStanModel records the calls) ---

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import CacheDirectoryError
@@ -64,3 +66,15 @@ def cache_error(path: Path, variable: str, error: OSError) -> CacheDirectoryErro
         f"fix its permissions, or point the environment variable {variable} at a writable "
         "folder."
     )
+
+
+def command_succeeds(command: Sequence[str], timeout: float) -> bool:
+    """Whether ``command`` runs and exits with 0 within ``timeout`` seconds (output discarded).
+
+    Used to try a cached compiled model in a separate process, where a broken one can do no harm.
+    """
+    try:
+        done = subprocess.run(list(command), capture_output=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0

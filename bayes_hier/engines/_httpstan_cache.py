@@ -16,12 +16,12 @@ import importlib.machinery
 import json
 import os
 import struct
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..stan_programs import StanProgram
+from ._cache import command_succeeds
 
 MANIFEST = "bayes_hier_manifest.json"
 #: Bump when the manifest's meaning changes; older manifests then count as another version.
@@ -133,16 +133,7 @@ def loads_in_another_process(entry: CacheEntry) -> bool:
     script = (
         "import sys, httpstan.models; httpstan.models.import_services_extension_module(sys.argv[1])"
     )
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", script, entry.model_name],
-            capture_output=True,
-            timeout=LOAD_CHECK_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    return command_succeeds([sys.executable, "-c", script, entry.model_name], LOAD_CHECK_TIMEOUT)
 
 
 def problem(entry: CacheEntry) -> str | None:

@@ -19,7 +19,6 @@ import logging
 import os
 import re
 import shutil
-import subprocess
 import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,7 +29,7 @@ import arviz as az
 import numpy as np
 
 from ..stan_programs import StanProgram
-from ._cache import CACHE_VARIABLE, cache_directory, cache_error
+from ._cache import CACHE_VARIABLE, cache_directory, cache_error, command_succeeds
 from ._locking import compile_lock
 from ._temporary import private_temporary_folder
 from .base import Engine, SamplerSettings, StanData
@@ -79,16 +78,7 @@ def executable_key(program: StanProgram, cmdstan_path: str, cmdstan_version: str
 
 def executable_starts(executable: Path) -> bool:
     """Whether a compiled model runs at all (``model info`` exits with 0)."""
-    try:
-        done = subprocess.run(
-            [str(executable), "info"],
-            capture_output=True,
-            timeout=START_CHECK_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    return command_succeeds([str(executable), "info"], START_CHECK_TIMEOUT)
 
 
 class CmdStanPyEngine(Engine):
