@@ -56,6 +56,7 @@ API_MODULES: list[tuple] = [
     ("bayes_hier", "bayes_hier: the main functions and results"),
     ("bayes_hier.hierarchical", "bayes_hier.hierarchical: the hierarchical model"),
     ("bayes_hier.compare", "bayes_hier.compare: many models at once"),
+    ("bayes_hier.joint", "bayes_hier.joint: one joint model of k models"),
     ("bayes_hier.bayesian_tests", "bayes_hier.bayesian_tests: correlated t, sign, signed-rank"),
     ("bayes_hier.compat", "bayes_hier.compat: the baycomp-compatible interface"),
     ("bayes_hier.multimeasure", "bayes_hier.multimeasure: several measures at once"),
@@ -267,11 +268,16 @@ def _docstring_owner(node) -> str | None:
 
 
 def _relative_candidates(target: str, owner: str | None) -> list[str]:
-    """``target`` read relative to each enclosing module or class of ``owner``."""
+    """``target`` read relative to each enclosing module or class of ``owner``, and to the
+    module that defines ``owner`` (a docstring names its own module's constants bare)."""
     if owner is None:
         return []
     parts = owner.split(".")
-    return [".".join([*parts[:i], target]) for i in range(len(parts), 0, -1)]
+    candidates = [".".join([*parts[:i], target]) for i in range(len(parts), 0, -1)]
+    value = _resolve(owner)
+    function = getattr(value, "fget", None) or getattr(value, "func", None) or value  # properties
+    module = getattr(function, "__module__", None)
+    return [*candidates, f"{module}.{target}"] if module else candidates
 
 
 def resolve_by_identity(app, env, node, contnode):
