@@ -81,8 +81,8 @@ def write_report(
         f"**{settings.mode}** mode; total run time {seconds:.1f} s "
         f"({seconds / 60:.1f} min)"
         + (
-            f"; {reused} finished repetitions were reused from `checkpoints/` (an earlier, "
-            "interrupted run), so the run times cover only the rest."
+            f"; {reused} finished repetitions were reused from `checkpoints/` (saved by an "
+            "earlier run; `--fresh` recomputes them), so the run times cover only the rest."
             if reused
             else "."
         ),
