@@ -287,3 +287,44 @@ def test_cmdstanpy_names_the_cache_folder_when_the_program_cannot_be_written(tmp
     monkeypatch.setenv("BAYES_HIER_CACHE", str(blocker / "cache"))
     with pytest.raises(CacheDirectoryError, match="BAYES_HIER_CACHE"):
         CmdStanPyEngine().compile(TINY)
+
+
+@pytest.mark.stan
+def test_an_interrupted_fit_stops_its_chains_and_the_next_fit_works(engine, tmp_path, monkeypatch):
+    """Ctrl-C during a fit: KeyboardInterrupt at once, the chains stop, the session goes on."""
+    if engine.name != "pystan":
+        pytest.skip("httpstan's process pool concerns pystan")
+    psutil = pytest.importorskip("psutil")
+    import httpstan.services_stub as stub
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    program = load_program("hierarchical")
+    data, inits = hierarchical_input()
+    long_run = SamplerSettings(chains=2, draws=200_000, warmup=200, seed=1, inits=inits(2))
+    workers: list[int] = []
+
+    def press_ctrl_c() -> None:
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.glob("httpstan_*.sock")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        workers.extend(process.pid for process in stub.executor._processes.values())
+        os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends
+
+    threading.Thread(target=press_ctrl_c, daemon=True).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        engine.sample(program, data, long_run)
+    assert workers
+    assert time.monotonic() - started < 60  # interrupted, not finished (it takes minutes)
+    deadline = time.monotonic() + 15
+    while any(
+        psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        for pid in workers
+    ):
+        assert time.monotonic() < deadline, "the chains of the interrupted fit still run"
+        time.sleep(0.1)
+
+    short = SamplerSettings(chains=2, draws=40, warmup=40, seed=2, inits=inits(2))
+    idata = engine.sample(program, data, short)
+    assert idata.posterior.sizes["draw"] == 40

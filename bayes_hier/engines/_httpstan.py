@@ -46,10 +46,20 @@ T = TypeVar("T")
 
 
 def run_in_stan_thread(function: Callable[[], T]) -> T:
-    """Call ``function()`` in the one thread that runs every pystan call of this process."""
+    """Call ``function()`` in the one thread that runs every pystan call of this process.
+
+    An interruption (Ctrl-C) while waiting stops the chain processes of the running fit.
+    """
     if threading.current_thread().name.startswith(_STAN_THREAD_NAME):
         return function()
-    return _STAN_THREAD.submit(function).result()
+    future = _STAN_THREAD.submit(function)
+    try:
+        return future.result()
+    except KeyboardInterrupt:
+        # The chain processes ignore SIGINT: stop them, so that the abandoned fit ends now
+        # instead of holding the thread (the next fit replaces the broken pool).
+        stop_chain_processes()
+        raise
 
 
 class _RecordingTempfile:
