@@ -16,7 +16,7 @@ from bayes_hier.engines import (
     SamplerSettings,
     get_engine,
 )
-from bayes_hier.engines._event_loop import run_outside_event_loop
+from bayes_hier.engines._httpstan import run_in_stan_thread
 from bayes_hier.stan_programs import load_program
 
 CMDSTAN = CmdStanPyEngine.available()
@@ -69,7 +69,7 @@ def test_blocking_asyncio_call_works_inside_a_running_loop():
         return asyncio.run(answer())
 
     async def notebook_cell() -> int:
-        return run_outside_event_loop(uses_asyncio_run)
+        return run_in_stan_thread(uses_asyncio_run)
 
     assert asyncio.run(notebook_cell()) == 42
 

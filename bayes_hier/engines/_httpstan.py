@@ -180,10 +180,11 @@ def _terminate_workers(pool: Any, timeout: float = 5.0) -> None:
 
 
 def stop_chain_processes() -> None:
-    """Terminate httpstan's chain worker processes that are still alive at interpreter exit.
+    """Terminate httpstan's chain worker processes that are still alive.
 
-    Normally the pool is joined when the interpreter exits, but when its workers were started
-    from a worker thread (as :func:`run_outside_event_loop` does under Jupyter or pytest's event
-    loops) they can outlive the parent, keeping its standard output open and a CI job waiting.
+    Registered to run at interpreter exit: normally the pool is joined then, but when its
+    workers were started from a worker thread (as :func:`run_in_stan_thread` does) they can
+    outlive the parent, keeping its standard output open and a CI job waiting. Also stops the
+    chains of an interrupted fit.
     """
     _terminate_workers(_executor())
