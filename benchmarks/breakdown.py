@@ -49,7 +49,8 @@ def timers() -> Iterator[dict[str, float]]:
 
     def build(*args: Any, **kwargs: Any) -> Any:
         model = timed("build", original_build)(*args, **kwargs)
-        model.sample = timed("chains", model.sample)
+        # pystan's Model is a frozen dataclass: set the timed method on the instance directly.
+        object.__setattr__(model, "sample", timed("chains", model.sample))
         return model
 
     patches = [
