@@ -41,8 +41,6 @@ transformed data {
   vector[q] b_over_n = b ./ n_real;
   // what the normal density of xbar_i leaves out of the exact marginal log likelihood:
   // -(n_i - 1)/2 log(2 pi) - (n_i - 1)/2 log a_i - 1/2 log n_i
-  real delta0_centre = delta0_location_scale(xbar)[1];
-  real delta0_scale = delta0_location_scale(xbar)[2];
   real log_lik_constant = -0.5 * sum((n_real - 1) .* log(2 * pi() * a) + log(n_real));
 }
 parameters {

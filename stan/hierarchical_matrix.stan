@@ -19,12 +19,6 @@ transformed data {
   for (i in 2:q) {
     start[i] = start[i - 1] + n[i - 1];
   }
-  vector[q] xbar;
-  for (i in 1:q) {
-    xbar[i] = mean(segment(x, start[i], n[i]));
-  }
-  real delta0_centre = delta0_location_scale(xbar)[1];
-  real delta0_scale = delta0_location_scale(xbar)[2];
 }
 parameters {
 #include hierarchical_parameters.stan

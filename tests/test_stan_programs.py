@@ -23,8 +23,7 @@ def test_programs_resolve_their_includes():
     for name in ("hierarchical", "hierarchical_matrix"):
         code = load_program(name).code
         assert "#include" not in code
-        assert "real<offset=delta0_centre, multiplier=delta0_scale> delta0;" in code
-        assert "abs(delta0) >= delta0_bound" in code  # its uniform prior's support, written out
+        assert "real<lower=-delta0_bound, upper=delta0_bound> delta0;" in code
     closed = load_program("hierarchical").code
     assert "SS_i / a_i + n_i (xbar_i - delta_i)^2 / b_i" in closed  # the formula is stated
     assert "sigma_i^2 b_i + n_i v_i" in closed  # and the marginal over delta_i

@@ -11,14 +11,3 @@
               + shape * sum(log_g) - rate * sum(exp(log_g));
     return log_g;
   }
-  // Location and scale of the sampler's coordinate of delta0 (Stan's offset and multiplier):
-  // the mean of the data sets' means and its standard error sd(xbar) / sqrt(q) (1 when q = 1 or
-  // the means are all equal).  Only the sampler's coordinate changes, not the model: under the
-  // bounds' logit transform a delta0 whose posterior sd is a small fraction of the bound would
-  // have a coordinate of sd ~0.02, which forces step sizes ~0.007 while the metric is still the
-  // identity (the first 100 warm-up iterations took half of all leapfrog steps).
-  vector delta0_location_scale(vector xbar) {
-    int q = rows(xbar);
-    real spread = q > 1 ? sd(xbar) : 0;
-    return [mean(xbar), spread > 0 ? spread / sqrt(q) : 1]';
-  }

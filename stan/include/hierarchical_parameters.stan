@@ -1,9 +1,7 @@
   // ---- shared parameters block of the hierarchical programs ----
   // The true differences delta_i are integrated out (see hierarchical_prior.stan): the sampler
   // never sees them, so there is no funnel between delta_i and sigma0 to parametrise around.
-  // delta0 ~ Uniform(-delta0_bound, delta0_bound): the bound is stated in the prior (a zero
-  // density outside); the sampler's coordinate is (delta0 - centre) / scale (delta0_location_scale)
-  real<offset=delta0_centre, multiplier=delta0_scale> delta0;   // mean of the population
+  real<lower=-delta0_bound, upper=delta0_bound> delta0;   // mean of the population of differences
   real<lower=0, upper=sigma0_upper> sigma0;               // scale of the population of differences
   vector<lower=0, upper=sigma_upper>[q] sigma;            // per-data-set noise
   array[nu_prior == 0] real<lower=alpha_lower, upper=alpha_upper> nu_alpha;

@@ -1,9 +1,5 @@
   // ---- shared prior of the hierarchical programs ----
-  // sigma0, sigma, nu_alpha and nu_beta have uniform priors: their declared bounds.  delta0's
-  // uniform prior is its support, written out: zero density outside (-delta0_bound, delta0_bound).
-  if (abs(delta0) >= delta0_bound) {
-    target += negative_infinity();
-  }
+  // delta0, sigma0, sigma, nu_alpha and nu_beta have uniform priors: their declared bounds.
   // The Student-t population is written as a scale mixture of normals,
   //   delta_i | tau_i ~ N(delta0, sigma0^2 / tau_i),   tau_i ~ Gamma(nu / 2, nu / 2),
   // which is exactly delta_i ~ Student-t(nu, delta0, sigma0).  Given tau_i everything about
