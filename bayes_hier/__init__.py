@@ -31,6 +31,7 @@ from .data import CVData
 from .decision import Decision, ExpectedCost, expected_cost
 from .diagnostics import SamplingWarning
 from .hierarchical import HierarchicalResult, hierarchical_test
+from .joint import JointResult, joint_test
 from .probabilities import Probabilities
 from .rope import Rope, RopeScaleWarning
 
@@ -47,6 +48,7 @@ __all__ = [
     "ExpectedCost",
     "HierarchicalResult",
     "HierarchicalTest",
+    "JointResult",
     "ManyModelResult",
     "Probabilities",
     "Rope",
@@ -60,6 +62,7 @@ __all__ = [
     "correlated_ttest",
     "expected_cost",
     "hierarchical_test",
+    "joint_test",
     "sign_test",
     "signed_rank_test",
     "two_on_multiple",

@@ -193,3 +193,20 @@ def test_model_input_rescales_and_chooses_unit_bases():
 def test_too_few_data_sets_for_the_models_is_an_error():
     with pytest.raises(ValueError, match="at least 3 data sets"):
         build_joint_input(_data(_blocks(sizes=(6, 6))), Rope(-0.01, 0.01), JointPrior(), None)
+
+
+def test_compare_dispatches_method_joint_to_the_joint_model():
+    """``compare(method="joint")`` reaches :func:`bayes_hier.joint.compare_joint` (registered by
+    ``bayes_hier.joint``), whose argument check answers before any fit."""
+    from bayes_hier import compare
+
+    frame = pd.DataFrame(
+        {
+            "dataset": np.repeat(["d1", "d2", "d3"], 6),
+            "model": np.tile(np.repeat(["a", "b", "c"], 2), 3),
+            "fold": np.tile([0, 1], 9),
+            "score": np.linspace(0.5, 0.9, 18),
+        }
+    )
+    with pytest.raises(ValueError, match="control= is for pairwise methods"):
+        compare(frame, rope=0.01, method="joint", control="a")

@@ -21,7 +21,7 @@ from ..data import CVData
 from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
 from .frequentist import frequentist_view
-from .methods import PairMethod, default_method, get_method, run_pair
+from .methods import WHOLE_METHODS, PairMethod, default_method, get_method, run_pair
 from .tidy import MissingDataWarning, ModelScores, PairUsage, model_scores
 
 if TYPE_CHECKING:
@@ -161,8 +161,10 @@ def compare(
         The models to compare, in this order (default: all, in order of appearance). The pairs
         are ``(models[i], models[j])`` with ``i < j``.
     method
-        ``"hierarchical"`` (default with several data sets), ``"signed_rank"``, ``"sign"`` or
-        ``"correlated_t"`` (default with one data set).
+        ``"hierarchical"`` (default with several data sets), ``"signed_rank"``, ``"sign"``,
+        ``"correlated_t"`` (default with one data set), or ``"joint"``: one Bayesian model of
+        all k models (:func:`bayes_hier.joint.joint_test`; its result adds P(best) and the rank
+        distribution).
     control
         Compare every other model with this one only: k - 1 pairs ``(control, other)``.
     higher_is_better
@@ -190,6 +192,23 @@ def compare(
     -------
     ManyModelResult
     """
+    if method in WHOLE_METHODS:
+        return WHOLE_METHODS[method](
+            data,
+            rope,
+            models=models,
+            control=control,
+            higher_is_better=higher_is_better,
+            columns=columns,
+            runs=runs,
+            seed=seed,
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=progress,
+            min_folds=min_folds,
+            alpha=alpha,
+            **options,
+        )
     scores = model_scores(data, models=models, columns=columns, runs=runs)
     entry = get_method(method or default_method(len(scores.datasets)))
     entry.check_options(options)

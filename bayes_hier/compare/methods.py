@@ -90,10 +90,23 @@ METHODS: dict[str, PairMethod] = {
 }
 
 
+#: Methods that analyse every pair in one model and take ``compare()``'s own arguments, registered
+#: by the package that provides them (``bayes_hier.joint`` registers ``"joint"``), so that this
+#: package never imports theirs (they build on it: no import cycle).
+WHOLE_METHODS: dict[str, Callable[..., ManyModelResult]] = {}
+
+
+def register_whole_method(name: str, function: Callable[..., ManyModelResult]) -> None:
+    """Make ``compare(..., method=name)`` return ``function(data, rope, **compare's arguments)``."""
+    if name in METHODS:
+        raise ValueError(f"{name!r} is already a pairwise method.")
+    WHOLE_METHODS[name] = function
+
+
 def get_method(name: str) -> PairMethod:
     """The table entry for ``name``; a ValueError lists the choices."""
     if name not in METHODS:
-        raise ValueError(f"Unknown method {name!r}; choose one of {list(METHODS)}.")
+        raise ValueError(f"Unknown method {name!r}; choose one of {[*METHODS, *WHOLE_METHODS]}.")
     return METHODS[name]
 
 
@@ -113,4 +126,12 @@ def run_pair(method: str, cv: CVData, rope: Rope, seed: int, options: Mapping[st
     return entry.test(cv, rope=rope, **extra)
 
 
-__all__ = ["METHODS", "PairMethod", "default_method", "get_method", "run_pair"]
+__all__ = [
+    "METHODS",
+    "WHOLE_METHODS",
+    "PairMethod",
+    "default_method",
+    "get_method",
+    "register_whole_method",
+    "run_pair",
+]

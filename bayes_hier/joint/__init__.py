@@ -8,11 +8,14 @@ The model is stated in ``stan/joint.stan`` and :func:`joint_test`; :class:`Joint
 posterior into pairwise probabilities, P(best), the rank distribution and shrinkage estimates.
 """
 
+from ..compare.methods import register_whole_method
 from .contrasts import helmert_contrasts
 from .data import MultiCVData
 from .fit import compare_joint, joint_test
 from .model_input import JointPrior
 from .result import JointPairResult, JointResult
+
+register_whole_method("joint", compare_joint)
 
 __all__ = [
     "JointPairResult",

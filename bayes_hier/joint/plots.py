@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -10,7 +10,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .result import JointResult
+#: What the plots take: a :class:`~bayes_hier.joint.JointResult`. Duck-typed, so that this module
+#: does not import the result module, which imports this one to plot itself (no import cycle).
+JointResultLike = Any
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -22,7 +24,7 @@ def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     return ax.figure, ax
 
 
-def plot_rank_probabilities(result: JointResult, ax: Axes | None = None) -> Figure:
+def plot_rank_probabilities(result: JointResultLike, ax: Axes | None = None) -> Figure:
     """Annotated heatmap of P(rank r) on a new data set, models by expected rank."""
     table = result.rank_probabilities.loc[result.order]
     fig, ax = _axes(ax, (1.2 + 0.9 * table.shape[1], 0.8 + 0.55 * table.shape[0]))
@@ -46,7 +48,7 @@ def plot_rank_probabilities(result: JointResult, ax: Axes | None = None) -> Figu
     return fig
 
 
-def plot_p_best(result: JointResult, ax: Axes | None = None) -> Figure:
+def plot_p_best(result: JointResultLike, ax: Axes | None = None) -> Figure:
     """Horizontal bars of P(best) and P(practically best: within the rope of the best)."""
     ranking = result.ranking
     fig, ax = _axes(ax, (6.5, 0.8 + 0.5 * len(ranking)))
@@ -69,7 +71,7 @@ def plot_p_best(result: JointResult, ax: Axes | None = None) -> Figure:
     return fig
 
 
-def equivalence_groups(result: JointResult) -> list[tuple[str, ...]]:
+def equivalence_groups(result: JointResultLike) -> list[tuple[str, ...]]:
     """Maximal runs of models, consecutive by expected rank, that are pairwise practically
     equivalent: in every pair of the run, P(rope) is the largest of the three next-data-set
     probabilities. Runs contained in another run are left out (as in a CD diagram)."""
@@ -86,12 +88,12 @@ def equivalence_groups(result: JointResult) -> list[tuple[str, ...]]:
     return [tuple(order[s : e + 1]) for s, e in groups]
 
 
-def _rope_most_probable(result: JointResult, first: str, second: str) -> bool:
+def _rope_most_probable(result: JointResultLike, first: str, second: str) -> bool:
     probs = result[first, second].probs
     return probs.rope >= max(probs.left, probs.right)
 
 
-def plot_bayesian_cd(result: JointResult, ax: Axes | None = None) -> Figure:
+def plot_bayesian_cd(result: JointResultLike, ax: Axes | None = None) -> Figure:
     """A Bayesian analogue of the critical-difference diagram.
 
     Each model is placed at its expected rank on a new data set (best on the left); models of
