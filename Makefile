@@ -43,8 +43,11 @@ report-screenshot: demo-many
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check bayes_hier tests benchmarks
+	$(BIN)/ruff format --check bayes_hier tests benchmarks
 
-test: lint
+# The whole suite: lint, the documentation site (warnings fail), then every test (Stan fits and
+# notebook runs included; select with -m stan / -m notebook).
+test: lint docs
 	$(BIN)/python -m pytest -ra --durations=15
 
 bench: $(VENV)/.installed

@@ -118,6 +118,9 @@ def write_api_pages() -> None:
     """Write ``api/<module>.rst`` for every entry of :data:`API_MODULES` and ``api/index.rst``."""
     api = DOCS / "api"
     api.mkdir(exist_ok=True)
+    # autosummary writes generated/ anew from the pages below; a page left from an earlier build
+    # (a name that moved to another module) would otherwise stay, outside every toctree.
+    shutil.rmtree(api / "generated", ignore_errors=True)
     documented: dict[int, str] = {}
     for module_name, title, *names in API_MODULES:
         module = importlib.import_module(module_name)

@@ -44,7 +44,7 @@ class HierarchicalPrior:
         σ₀ ~ U(0, σ̄₀) with σ̄₀ = ``sigma0_factor`` · sd(x̄_1..x̄_q) (mean_i(s_i) when q = 1 or
         the means are all equal).
     delta0_bound
-        δ₀ ~ U(−D, D). ``None`` takes D = max_ij |x_ij| as the published reference code does;
+        δ₀ ~ U(−D, D). ``None`` takes ``D = max_ij |x_ij|`` as the published reference code does;
         give 1 (or 100 for percentages) to use the paper's bound for bounded scores.
     alpha_range, beta_range
         Bounds of the uniform priors on the shape α and rate β of ν − 1 (hierarchical prior).

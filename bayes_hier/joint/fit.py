@@ -71,9 +71,10 @@ def joint_test(
     scores' Helmert contrasts Y_i = X_iCᵀ are matrix-normal with mean θ_i, covariance Ω_i across
     contrasts and the equicorrelated R_i = (1 − ρ_i)I + ρ_i11ᵀ across folds; the θ_i come from a
     multivariate Student-t population (ν, θ₀, Σ₀); θ₀ is flat, Σ₀ and Ω_i have the invariant prior
-    |M|^(−1/2), ν − 1 ~ Gamma(α, β) as in the two-model test. Permuting the models permutes every
-    answer (the priors are invariant under orthogonal maps of the contrasts); at k = 2 it is the
-    two-model hierarchical model (Corani et al., 2017) with its uniform priors in the flat limit.
+    ``|M|^(−1/2)``, ν − 1 ~ Gamma(α, β) as in the two-model test. Permuting the models permutes
+    every answer (the priors are invariant under orthogonal maps of the contrasts); at k = 2 it is
+    the two-model hierarchical model (Corani et al., 2017) with its uniform priors in the flat
+    limit.
 
     Parameters
     ----------

@@ -25,7 +25,7 @@ from .data import MultiCVData
 class JointPrior:
     """Hyper-parameters of the joint model (``stan/joint.stan``).
 
-    θ₀ is flat and Σ₀ and every Ω_i have the orthogonally invariant prior p(M) ∝ |M|^(−1/2)
+    θ₀ is flat and Σ₀ and every Ω_i have the orthogonally invariant prior ``p(M) ∝ |M|^(−1/2)``
     (at k = 2 the uniform priors of the paper in their flat limit); only the prior of ν is
     chosen here.
 
