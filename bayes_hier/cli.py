@@ -44,7 +44,7 @@ def _version() -> str:
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``compare`` and ``pair``."""
-    from .compare.methods import METHODS
+    from .compare.methods import METHODS, WHOLE_METHODS
 
     parser.add_argument(
         "results", type=Path, help="CSV file: one row per (dataset, model, run, fold)"
@@ -52,9 +52,10 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rope", type=float, default=0.01, help="rope half-width in score units")
     parser.add_argument(
         "--method",
-        choices=list(METHODS),
+        choices=[*METHODS, *WHOLE_METHODS],
         default=None,
-        help="pairwise test (default: hierarchical with several data sets, correlated_t with one)",
+        help="pairwise test (default: hierarchical with several data sets, correlated_t with "
+        "one), or joint: one model of all the models",
     )
     parser.add_argument("--seed", type=int, default=None, help="one seed for the whole run")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for Stan pairs")

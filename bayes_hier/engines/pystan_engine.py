@@ -162,12 +162,21 @@ class PyStanEngine(Engine):
 
     @staticmethod
     async def _compile(code: str) -> None:
+        import aiohttp
         import stan.common
 
         async with stan.common.HttpstanClient() as client:
-            response = await client.post("/models", json={"program_code": code})
-            if response.status != 201:
-                raise RuntimeError(f"Stan compilation failed: {response.json().get('message')}")
+            # No time limit: aiohttp's default (5 minutes) cut off compilations on a loaded
+            # machine, leaving a cache entry without its compiler log.
+            async with client.session.post(
+                f"{client.base_url}/models",
+                json={"program_code": code},
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=30),
+            ) as response:
+                status, content = response.status, await response.read()
+            if status != 201:
+                message = stan.common.HTTPResponse(status=status, content=content).json()
+                raise RuntimeError(f"Stan compilation failed: {message.get('message')}")
 
     def sample(
         self, program: StanProgram, data: StanData, settings: SamplerSettings
