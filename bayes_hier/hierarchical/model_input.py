@@ -28,6 +28,18 @@ class ConstantDifferencesWarning(UserWarning):
     """Some data sets had identical differences on every fold and were perturbed."""
 
 
+def check_nu_prior(
+    nu_prior: str, alpha_range: tuple[float, float], beta_range: tuple[float, float]
+) -> None:
+    """Check a ν prior's name and the ranges of its hierarchical Gamma(α, β) (shared by the
+    two-model and the joint model); a ValueError says what is allowed."""
+    if nu_prior not in NU_PRIORS:
+        raise ValueError(f"nu_prior must be one of {list(NU_PRIORS)}; got {nu_prior!r}.")
+    for low, high in (alpha_range, beta_range):
+        if not 0 < low < high:
+            raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
+
+
 @dataclass(frozen=True)
 class HierarchicalPrior:
     """Hyper-parameters of the hierarchical model (Corani et al., 2017; SPEC §3).
@@ -58,16 +70,12 @@ class HierarchicalPrior:
     beta_range: tuple[float, float] = (0.05, 0.15)
 
     def __post_init__(self) -> None:
-        if self.nu_prior not in NU_PRIORS:
-            raise ValueError(f"nu_prior must be one of {list(NU_PRIORS)}; got {self.nu_prior!r}.")
         for name in ("sigma_factor", "sigma0_factor"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)}.")
         if self.delta0_bound is not None and not self.delta0_bound > 0:
             raise ValueError(f"delta0_bound must be positive; got {self.delta0_bound}.")
-        for low, high in (self.alpha_range, self.beta_range):
-            if not 0 < low < high:
-                raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
+        check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
 
     @property
     def heavy_tailed(self) -> bool:

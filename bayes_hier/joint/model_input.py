@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..data import CVData
-from ..hierarchical.model_input import NU_PRIORS, perturb_constant
+from ..hierarchical.model_input import NU_PRIORS, check_nu_prior, perturb_constant
 from ..rope import Rope
 from .contrasts import helmert_contrasts
 from .data import MultiCVData
@@ -44,11 +44,7 @@ class JointPrior:
     beta_range: tuple[float, float] = (0.05, 0.15)
 
     def __post_init__(self) -> None:
-        if self.nu_prior not in NU_PRIORS:
-            raise ValueError(f"nu_prior must be one of {list(NU_PRIORS)}; got {self.nu_prior!r}.")
-        for low, high in (self.alpha_range, self.beta_range):
-            if not 0 < low < high:
-                raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
+        check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
 
     @property
     def heavy_tailed(self) -> bool:
