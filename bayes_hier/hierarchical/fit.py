@@ -194,7 +194,8 @@ def hierarchical_test(
     The model of Corani, Benavoli, Demšar, Mangili & Zaffalon (Machine Learning, 2017):
     the true differences δ_i of the data sets come from a Student-t population
     t(ν, δ₀, σ₀); the cross-validation differences of data set i are multivariate normal with
-    mean δ_i and the equicorrelated covariance σ_i²[(1 − ρ_i)I + ρ_i 11ᵀ] (``../SPEC.md`` §3).
+    mean δ_i and the equicorrelated covariance σ_i²[(1 − ρ_i)I + ρ_i 11ᵀ] (the user guide's
+    model page states it with its formulas).
 
     The Stan program samples the population with δ_i integrated out: the Student-t is written as
     a scale mixture of normals, and ν − 1 and the mixing precisions are sampled as standardised
@@ -247,7 +248,7 @@ def hierarchical_test(
     hdi_prob
         Mass of the highest-density intervals reported.
     progress
-        Show the engine's progress output.
+        One progress bar on stderr while sampling (``False``: nothing is printed).
     warn
         Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` for each failed diagnostic.
 
