@@ -305,16 +305,22 @@ def test_an_interrupted_fit_stops_its_chains_and_the_next_fit_works(engine, tmp_
 
     def press_ctrl_c() -> None:
         deadline = time.monotonic() + 120
-        while not list(tmp_path.glob("httpstan_*.sock")) and time.monotonic() < deadline:
+        while not list(tmp_path.rglob("httpstan_*.sock")) and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.5)
         workers.extend(process.pid for process in stub.executor._processes.values())
         os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C sends
 
+    # Ctrl-C as a user's session has it: Python's default handler raises KeyboardInterrupt in
+    # the main thread (a library imported by an earlier test may have installed another one).
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=press_ctrl_c, daemon=True).start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        engine.sample(program, data, long_run)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            engine.sample(program, data, long_run)
+    finally:
+        signal.signal(signal.SIGINT, handler)
     assert workers
     assert time.monotonic() - started < 60  # interrupted, not finished (it takes minutes)
     deadline = time.monotonic() + 15
