@@ -7,11 +7,6 @@ import pandas as pd
 import pytest
 
 from bayes_hier.hierarchical import hierarchical_test
-from bayes_hier.hierarchical.scale_mixture import (
-    log_gamma_from_standardised,
-    standardised_log_gamma_log_density,
-    tau_from_standardised,
-)
 from bayes_hier.joint import compare_joint, joint_test
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.likelihood import marginal_contrast_log_likelihood
@@ -19,6 +14,8 @@ from bayes_hier.joint.model_input import JointPrior, build_joint_input, initial_
 from bayes_hier.joint.posterior import theta0_from_raw
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program
+
+from .reference_priors import scale_mixture_log_prior
 
 pytestmark = pytest.mark.stan
 
@@ -84,18 +81,8 @@ def _reference_log_density(model_input, point) -> float:
     log_prior = factor_log_prior(point["population_factor"]) + np.sum(
         factor_log_prior(point["noise_factor"])
     )
-    inverse_tau = np.ones(data["q"])
-    if data["nu_prior"] != 2:
-        if data["nu_prior"] == 0:
-            shape, rate = point["nu_alpha"][0], point["nu_beta"][0]
-        else:
-            shape, rate = data["nu_shape"], data["nu_rate"]
-        nu = 1 + np.exp(log_gamma_from_standardised(point["nu_raw"][0], shape, rate))
-        log_prior += float(standardised_log_gamma_log_density(point["nu_raw"][0], shape, rate))
-        log_prior += float(
-            np.sum(standardised_log_gamma_log_density(point["tau_raw"], nu / 2, nu / 2))
-        )
-        inverse_tau = 1 / tau_from_standardised(point["tau_raw"], nu)
+    mixture_log_prior, inverse_tau = scale_mixture_log_prior(data, point)
+    log_prior += mixture_log_prior
     log_lik = marginal_contrast_log_likelihood(
         data["n"],
         data["rho"],

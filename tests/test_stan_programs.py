@@ -10,13 +10,10 @@ from bayes_hier.hierarchical.model_input import (
     build_model_input,
     initial_values,
 )
-from bayes_hier.hierarchical.scale_mixture import (
-    log_gamma_from_standardised,
-    standardised_log_gamma_log_density,
-    tau_from_standardised,
-)
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program, stan_directory
+
+from .reference_priors import scale_mixture_log_prior
 
 
 def test_programs_resolve_their_includes():
@@ -72,20 +69,8 @@ def _reference_log_density(model_input, point: dict) -> float:
     g · sd[log g]); the uniform priors add nothing (no Jacobian, as the engines report it).
     """
     data = model_input.data
-    population_variance = np.full(data["q"], point["sigma0"] ** 2)
-    log_prior = 0.0
-    if data["nu_prior"] != 2:
-        if data["nu_prior"] == 0:
-            shape, rate = point["nu_alpha"][0], point["nu_beta"][0]
-        else:
-            shape, rate = data["nu_shape"], data["nu_rate"]
-
-        nu = 1 + np.exp(log_gamma_from_standardised(point["nu_raw"][0], shape, rate))
-        log_prior += float(standardised_log_gamma_log_density(point["nu_raw"][0], shape, rate))
-        log_prior += float(
-            np.sum(standardised_log_gamma_log_density(point["tau_raw"], nu / 2, nu / 2))
-        )
-        population_variance = population_variance / tau_from_standardised(point["tau_raw"], nu)
+    log_prior, inverse_tau = scale_mixture_log_prior(data, point)
+    population_variance = point["sigma0"] ** 2 * inverse_tau
     log_lik = equicorrelated_log_likelihood(
         data["n"],
         data["xbar"],
