@@ -146,7 +146,15 @@ def test_single_repetition_is_reproducible():
 
 @pytest.mark.stan
 def test_tiny_run_end_to_end(tmp_path, uci):
-    outputs = run_experiments(SMALL, tmp_path, jobs=1, progress=False)
+    import matplotlib
+
+    previous = matplotlib.get_backend()
+    matplotlib.use("svg")  # a caller's backend (e.g. a notebook's) must survive the run
+    try:
+        outputs = run_experiments(SMALL, tmp_path, jobs=1, progress=False)
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(previous)
     assert [o.key for o in outputs] == ["e1", "e2", "e3", "e4", "e5", "e6"]
     columns = {
         "e1_shrinkage.csv": ["q", "reps", "mse_mle", "mse_shrinkage"],

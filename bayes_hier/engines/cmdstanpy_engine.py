@@ -45,6 +45,20 @@ _LOGGER_STATE = threading.Lock()
 _RETURN_CODES = re.compile(r"retcodes=\[([^\]]*)\]")
 
 
+def import_cmdstanpy() -> Any:
+    """``import cmdstanpy`` without tqdm's "IProgress not found" warning.
+
+    cmdstanpy imports ``tqdm.auto``, which warns inside Jupyter when ipywidgets is missing,
+    although this package only asks cmdstanpy whether CmdStan exists.
+    """
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TqdmWarning)
+        import cmdstanpy
+    return cmdstanpy
+
+
 @contextlib.contextmanager
 def cmdstanpy_logging(show: bool) -> Iterator[None]:
     """cmdstanpy's logger enabled during the block only when ``show`` (else silent)."""
@@ -61,7 +75,7 @@ def cmdstanpy_logging(show: bool) -> Iterator[None]:
 
 def cmdstan_installation() -> tuple[str, str]:
     """The CmdStan in use: its resolved path and version (``"major.minor"``, or ``"unknown"``)."""
-    import cmdstanpy
+    cmdstanpy = import_cmdstanpy()
 
     with cmdstanpy_logging(False):
         path = os.path.realpath(cmdstanpy.cmdstan_path())
@@ -93,7 +107,7 @@ class CmdStanPyEngine(Engine):
     @classmethod
     def available(cls) -> bool:
         try:
-            import cmdstanpy
+            cmdstanpy = import_cmdstanpy()
 
             with cmdstanpy_logging(False):
                 cmdstanpy.cmdstan_path()
@@ -127,7 +141,7 @@ class CmdStanPyEngine(Engine):
         key = self._key(program)
         if key in self._models:
             return self._models[key]
-        import cmdstanpy
+        cmdstanpy = import_cmdstanpy()
 
         with cmdstanpy_logging(show), compile_lock(self.name, program, key):
             stan_file = self._stan_file(program, key)
@@ -223,7 +237,7 @@ def _removing_new_output(model: Any) -> Iterator[None]:
     cmdstanpy writes each ``log_prob`` result to a new folder named after the model in its
     own temporary folder, which it empties only when the interpreter exits.
     """
-    import cmdstanpy
+    cmdstanpy = import_cmdstanpy()
 
     root = Path(cmdstanpy._TMPDIR)
     before = set(root.glob(f"{model.name}*"))

@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
         "an interrupted run saved there)",
     )
     args = parser.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, also without a display
     factory = Settings.quick if args.quick else Settings.tiny if args.tiny else Settings.full
     changes = {}
     if args.only:

@@ -49,10 +49,7 @@ def run_experiments(
     rerun with the same settings skips them, so an interrupted run resumes where it stopped and
     gives the numbers of an uninterrupted one. ``fresh=True`` deletes the checkpoints first.
     """
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    import matplotlib
-
-    matplotlib.use("Agg")
+    os.environ.setdefault("MPLBACKEND", "Agg")  # for worker processes; the caller's is kept
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if fresh:
