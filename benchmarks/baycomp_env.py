@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 
 BAYCOMP = "baycomp==1.0.3"
+#: baycomp's HierarchicalTest imports pystan 3 (``import stan``), which it does not require.
+REQUIREMENTS = (BAYCOMP, "pystan==3.10.0")
 VENV = Path(__file__).resolve().parent / ".venv-baycomp"
 
 
@@ -24,13 +26,13 @@ def baycomp_python() -> tuple[Path | None, str]:
     """``(python, "")`` of an environment with baycomp 1.0.3, made if missing; ``(None, reason)``
     when it cannot be made."""
     python = VENV / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
-    check = [str(python), "-c", "import baycomp"]
+    check = [str(python), "-c", "import baycomp, stan"]
     if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
         return python, ""
     try:
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True)
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", BAYCOMP],
+            [str(python), "-m", "pip", "install", "--quiet", *REQUIREMENTS],
             check=True,
             capture_output=True,
             text=True,
@@ -38,7 +40,10 @@ def baycomp_python() -> tuple[Path | None, str]:
         )
     except (OSError, subprocess.SubprocessError) as error:
         detail = getattr(error, "stderr", "") or str(error)
-        return None, f"could not install {BAYCOMP} into {VENV}: {detail.strip()[-300:]}"
+        return (
+            None,
+            f"could not install {' '.join(REQUIREMENTS)} into {VENV}: {detail.strip()[-300:]}",
+        )
     return python, ""
 
 
@@ -69,6 +74,50 @@ def baycomp_signed_rank(
         np.savez(path, x=x, y=y, rope=rope, nsamples=nsamples, repeats=repeats)
         output = subprocess.run(
             [str(python), "-c", _SIGNED_RANK_SCRIPT, str(path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+_HIERARCHICAL_SCRIPT = """
+import json, os, sys, tempfile, time
+import numpy as np
+import baycomp
+data = np.load(sys.argv[1])
+os.chdir(tempfile.mkdtemp())  # baycomp reuses a last-sample.pickle of the working directory
+x, y = data["x"], data["y"]
+baycomp.HierarchicalTest.probs(x[:3, :10], y[:3, :10], 0.1, chains=1, nsamples=10)  # compiles
+start = time.perf_counter()
+probs = baycomp.HierarchicalTest.probs(
+    x, y, float(data["rope"]), runs=int(data["runs"]), chains=int(data["chains"]),
+    nsamples=int(data["draws"]), random_state=1,
+)
+print(json.dumps({"seconds": time.perf_counter() - start, "probs": [float(p) for p in probs]}))
+"""
+
+
+def baycomp_hierarchical(
+    python: Path, differences: np.ndarray, rope: float, runs: int, chains: int, draws: int
+) -> dict:
+    """Wall time (``{"seconds", "probs"}``) of one ``baycomp.HierarchicalTest.probs`` on these
+    per-fold differences (data sets x folds; baycomp uses only ``y - x``), ``chains`` x ``draws``
+    after pystan's default 1000 warm-up iterations, run in baycomp's environment. Its Stan
+    program is compiled (and cached by httpstan) by a first call, which is not timed."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "data.npz"
+        np.savez(
+            path,
+            x=np.zeros_like(differences),
+            y=differences,
+            rope=rope,
+            runs=runs,
+            chains=chains,
+            draws=draws,
+        )
+        output = subprocess.run(
+            [str(python), "-c", _HIERARCHICAL_SCRIPT, str(path)],
             check=True,
             capture_output=True,
             text=True,

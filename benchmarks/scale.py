@@ -1,0 +1,174 @@
+"""Scale in the number of models (issue 13, target 8): 16 models x 132 data sets x 4 folds.
+
+A study of that shape is simulated (:func:`simulated_study`), then timed:
+
+* ``compare()`` with its default (pairwise hierarchical) method, 4 chains x 1000 draws after
+  1000 warm-up, ``jobs`` worker processes (compare's own parallelism) on all 120 pairs
+  (``--size full``) or on the pairs of the first ``--models`` models (``--size subset``; the
+  time of all 120 pairs is then extrapolated as ``seconds x 120 / pairs measured`` and labelled
+  so: the pairs are alike, every model's scores come from the same generator);
+* ``compare(..., method="joint")`` on all 16 models at the full size (4 x 1000 after 1000) or with
+  ``--joint-iterations`` warm-up and draws per chain (``subset``; extrapolated as
+  ``seconds x 1000 / iterations`` and labelled so: warm-up iterations can cost more leapfrog
+  steps than draws, so this is a rough figure). The joint model estimates each data set's
+  (k - 1) x (k - 1) covariance of the contrasts from its n_i folds, so it needs n_i >= k: with
+  4 folds and 16 models it refuses the data, and the benchmark reports that.
+
+Every wall time comes with the load average and the CPU time
+(:class:`benchmarks.measure.Stopwatch`).
+Run alone: ``python -m benchmarks.scale --size subset --models 6``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import numpy as np
+
+from bayes_hier import compare
+from benchmarks.measure import Stopwatch, now
+from benchmarks.summary import Measured, Row, met
+
+MODELS, DATASETS, FOLDS = 16, 132, 4
+ALL_PAIRS = MODELS * (MODELS - 1) // 2
+ROPE = 0.01
+SEED = 1
+PAIRS_TARGET_S, JOINT_TARGET_S = 180.0, 300.0
+
+
+def simulated_study(seed: int = 0) -> dict[str, np.ndarray]:
+    """``{model: 132 x 4 accuracies}``: accuracy = data-set level u_i ~ U(0.6, 0.9) + model
+    effect m_j ~ N(0, 0.01²) + data-set x model effect N(0, 0.01²) + fold noise, the noise of
+    the models on one fold correlated (a shared fold term N(0, 0.02²) plus N(0, 0.01²) each)."""
+    rng = np.random.default_rng(seed)
+    level = rng.uniform(0.6, 0.9, (DATASETS, 1))
+    shared_fold = rng.normal(0, 0.02, (DATASETS, FOLDS))
+    effects = rng.normal(0, 0.01, MODELS)
+    return {
+        f"m{j:02d}": np.clip(
+            level
+            + effects[j]
+            + rng.normal(0, 0.01, (DATASETS, 1))
+            + shared_fold
+            + rng.normal(0, 0.01, (DATASETS, FOLDS)),
+            0,
+            1,
+        )
+        for j in range(MODELS)
+    }
+
+
+def time_pairs(study: dict[str, np.ndarray], models: int, jobs: int) -> tuple[Stopwatch, object]:
+    names = list(study)[:models]
+    with Stopwatch() as watch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compare(study, rope=ROPE, models=names, seed=SEED, jobs=jobs)
+    return watch, result
+
+
+def time_joint(
+    study: dict[str, np.ndarray], iterations: int
+) -> tuple[Stopwatch, object | None, str]:
+    """Wall time of the joint model, its result, and the reason when it cannot be fitted (the
+    joint model estimates each data set's (k - 1) x (k - 1) covariance of the contrasts from
+    its folds: with n_i folds it needs n_i - 1 >= k - 1)."""
+    with Stopwatch() as watch, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            result = compare(
+                study,
+                rope=ROPE,
+                method="joint",
+                seed=SEED,
+                draws=iterations,
+                warmup=iterations,
+                warn=False,
+            )
+        except ValueError as error:
+            return watch, None, str(error)
+    return watch, result, ""
+
+
+def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: int) -> tuple:
+    """(table row, figure text, seconds of a full fit or None) of the joint model."""
+    if result is None:
+        return (
+            f'| `compare(method="joint")` | {MODELS} models | - | - | - | not possible: {reason} |',
+            f"joint: not possible with {FOLDS} folds and {MODELS} models (needs >= k folds)",
+            None,
+        )
+    seconds = watch.wall * 1000 / iterations
+    label = (
+        "measured"
+        if iterations == 1000
+        else f"extrapolated from 4 x {iterations} after {iterations} warm-up"
+    )
+    return (
+        f'| `compare(method="joint")` | {MODELS} models, 4 x {iterations} after {iterations} | '
+        f"{watch.wall:.1f} | {watch.cpu:.1f} | {watch.load_start:.1f} -> {watch.load_end:.1f} | "
+        f"{seconds:.0f} ({label}) |",
+        f"joint {seconds / 60:.1f} min ({label})",
+        seconds,
+    )
+
+
+def scale_benchmark(
+    size: str = "subset", models: int = 6, joint_iterations: int = 100, jobs: int = 2
+) -> Measured:
+    """Markdown lines of the scale section and the row of target 8."""
+    if size == "full":
+        models, joint_iterations = MODELS, 1000
+    study = simulated_study()
+    pairs = models * (models - 1) // 2
+    pair_watch, pair_result = time_pairs(study, models, jobs)
+    table = pair_result.pairs
+    all_pairs_s = pair_watch.wall * ALL_PAIRS / pairs
+    pairs_label = "measured" if pairs == ALL_PAIRS else f"extrapolated from {pairs} pairs"
+    joint_line, joint_figure, joint_s = joint_row(
+        *time_joint(study, joint_iterations), joint_iterations
+    )
+    lines = [
+        f"## Scale: {MODELS} models x {DATASETS} data sets x {FOLDS} folds (target 8)",
+        "",
+        f"Simulated study (`benchmarks/scale.py`, `simulated_study`), rope {ROPE}, seed {SEED}; "
+        f"measured {now()}.",
+        "",
+        "| what | size measured | wall (s) | CPU (s) | load start -> end | all 120 pairs / full "
+        "joint fit (s) |",
+        "|---|---|---:|---:|---|---|",
+        f"| `compare()` pairwise hierarchical, jobs={jobs} | {pairs} pairs of the first {models} "
+        f"models, 4 x 1000 after 1000 | {pair_watch.wall:.1f} | {pair_watch.cpu:.1f} | "
+        f"{pair_watch.load_start:.1f} -> {pair_watch.load_end:.1f} | {all_pairs_s:.0f} "
+        f"({pairs_label}) |",
+        joint_line,
+        "",
+        f"* pairs: {pair_watch.wall / pairs:.1f} s wall and {pair_watch.cpu / pairs:.1f} s CPU "
+        f"per pair with jobs={jobs}; divergences {int(table['divergences'].sum())}, max R-hat "
+        f"{table['max_rhat'].max():.4f}.",
+        "",
+    ]
+    figure = f"120 pairs {all_pairs_s / 60:.1f} min ({pairs_label}); {joint_figure}"
+    if joint_s is None:
+        status = f"pairs: {met(all_pairs_s <= PAIRS_TARGET_S)}; joint: not possible"
+    else:
+        status = met(all_pairs_s <= PAIRS_TARGET_S and joint_s <= JOINT_TARGET_S)
+    if pairs != ALL_PAIRS or joint_iterations != 1000:
+        status += " (extrapolated)"
+    return Measured(lines, [Row(8, figure, status)])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=("full", "subset"), default="subset")
+    parser.add_argument("--models", type=int, default=6, help="subset: pairs of the first K")
+    parser.add_argument("--joint-iterations", type=int, default=100)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    measured = scale_benchmark(args.size, args.models, args.joint_iterations, args.jobs)
+    print("\n".join(measured.lines))
+    print(measured.rows)
+
+
+if __name__ == "__main__":
+    main()
