@@ -40,9 +40,22 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from .checkpoints import Checkpoints
+
+
+def progress_bar_class() -> type:
+    """Jupyter's widget bar when ipywidgets is installed, else the text bar.
+
+    ``tqdm.auto`` alone warns "IProgress not found" in a notebook without ipywidgets.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
+    return tqdm
+
 
 #: How many times a local pool is restarted after losing a worker during one :func:`run_tasks`.
 RESTARTS = 3
@@ -246,7 +259,7 @@ def run_tasks(
             results[index] = value
         else:
             pending.append(index)
-    with tqdm(
+    with progress_bar_class()(
         total=len(tasks),
         initial=len(tasks) - len(pending),
         desc=description,
