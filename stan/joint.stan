@@ -8,6 +8,8 @@
 //   theta_i  ~ MVT_d(nu, theta0, Sigma0)                    (the population of true contrasts)
 //   p(theta0) = 1,  p(Sigma0) ~ |Sigma0|^(-1/2),  p(Omega_i) ~ |Omega_i|^(-1/2)
 //   nu = 1 + nu',  nu' ~ Gamma(alpha, beta),  alpha, beta uniform   (as in hierarchical.stan)
+// (calibration_prior = 1 replaces the priors of theta0, Sigma0 and Omega_i by proper normal and
+// inverse Wishart ones, for simulation-based calibration: joint_data.stan)
 //
 // At k = 2, C = [-1, 1] / sqrt(2): Y_i = d_i / sqrt(2), Omega_i = sigma_i^2 / 2 and
 // Sigma0 = sigma0^2 / 2, and |M|^(-1/2) on a 1 x 1 covariance M is the uniform prior on its square

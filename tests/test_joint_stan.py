@@ -5,12 +5,18 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import compare_joint, joint_test
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.likelihood import marginal_contrast_log_likelihood
-from bayes_hier.joint.model_input import JointPrior, build_joint_input, initial_values
+from bayes_hier.joint.model_input import (
+    CalibrationPrior,
+    JointPrior,
+    build_joint_input,
+    initial_values,
+)
 from bayes_hier.joint.posterior import theta0_from_raw
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program
@@ -28,7 +34,7 @@ def joint_engine(engine):
     return engine
 
 
-def _input(nu_prior: str, k: int = 3, seed: int = 1):
+def _input(nu_prior: str, k: int = 3, seed: int = 1, **options):
     rng = np.random.default_rng(seed)
     sizes = (6, 8, 10, 6)
     blocks = [rng.normal(0.8, 0.02, (n, k)) + rng.normal(0, 0.01, k) for n in sizes]
@@ -39,7 +45,7 @@ def _input(nu_prior: str, k: int = 3, seed: int = 1):
         np.array([1, 2, 1, 1]),
         np.array([0.1, 0.2, 0.15, 0.3]),
     )
-    return build_joint_input(data, Rope(-0.01, 0.01), JointPrior(nu_prior=nu_prior), rng)
+    return build_joint_input(data, Rope(-0.01, 0.01), JointPrior(nu_prior=nu_prior), rng, **options)
 
 
 def _random_points(model_input, count: int = 4) -> list[dict]:
@@ -65,22 +71,36 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
 
 def _reference_log_density(model_input, point) -> float:
     """The model in NumPy/scipy: marginal likelihood of the contrasts, the standardised-log
-    densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor."""
+    densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor.
+
+    With ``calibration_prior`` = 1: θ₀ ~ N(0, sd² I) and inverse Wishart Σ₀ and Ω_i, each
+    covariance M = (A L)(A L)ᵀ carrying the Jacobian of M -> L, Σ_j (d − j + 1) log L_jj (up to
+    a constant): the calibration prior's log density is exact up to a constant only."""
     data = model_input.data
     d = data["k"] - 1
+    calibration = data["calibration_prior"] == 1
+    theta0 = theta0_from_raw(data, point["theta0_raw"])
 
     def covariance(basis, factor):
         root = basis @ factor
         return root @ np.swapaxes(root, -1, -2)
 
     def factor_log_prior(factor):
-        return sum((d - 1 - j) * np.log(factor[..., j, j]) for j in range(d))
+        power = (lambda j: d - j) if calibration else (lambda j: d - 1 - j)
+        return sum(power(j) * np.log(factor[..., j, j]) for j in range(d))
 
     population = covariance(data["population_basis"], point["population_factor"])
     noise = covariance(data["noise_basis"], point["noise_factor"])
     log_prior = factor_log_prior(point["population_factor"]) + np.sum(
         factor_log_prior(point["noise_factor"])
     )
+    if calibration:
+        log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
+        log_prior += stats.invwishart(
+            data["population_prior_df"], data["population_prior_scale"]
+        ).logpdf(population)
+        noise_prior = stats.invwishart(data["noise_prior_df"], data["noise_prior_scale"])
+        log_prior += sum(noise_prior.logpdf(omega) for omega in noise)
     mixture_log_prior, inverse_tau = scale_mixture_log_prior(data, point)
     log_prior += mixture_log_prior
     log_lik = marginal_contrast_log_likelihood(
@@ -88,7 +108,7 @@ def _reference_log_density(model_input, point) -> float:
         data["rho"],
         data["ybar"],
         data["scatter"],
-        theta0_from_raw(data, point["theta0_raw"]),
+        theta0,
         population[None] * inverse_tau[:, None, None],
         noise,
     )
@@ -109,6 +129,34 @@ def test_joint_program_states_the_reference_log_density(joint_engine, nu_prior):
     assert np.ptp(closed) > 1.0
     np.testing.assert_allclose(closed, reference, rtol=1e-10)
     np.testing.assert_allclose(matrix, closed, rtol=1e-10)
+
+
+@pytest.mark.parametrize("nu_prior", ["hierarchical", "gaussian"])
+def test_calibration_prior_replaces_the_improper_priors(joint_engine, nu_prior):
+    """calibration_prior = 1 (fixed unit scale): both programs = scipy's normal θ₀ and inverse
+    Wishart Σ₀, Ω_i (with the Jacobians of the Cholesky factors) + the same likelihood, up to a
+    constant; and the flag really changes the density (not the same differences as without)."""
+    calibration = CalibrationPrior(
+        theta0_sd=0.7,
+        population_df=5.0,
+        population_scale=np.array([[1.0, 0.3], [0.3, 0.5]]),
+        noise_df=6.0,
+        noise_scale=np.array([[2.0, -0.4], [-0.4, 1.0]]),
+    )
+    model_input = _input(nu_prior, scale=0.02, calibration=calibration)
+    assert model_input.scale == 0.02 and model_input.data["calibration_prior"] == 1
+    points = _random_points(model_input)
+    closed = joint_engine.log_density(load_program("joint"), model_input.data, points)
+    matrix = joint_engine.log_density(
+        load_program("joint_matrix"), model_input.matrix_data(), points
+    )
+    reference = np.array([_reference_log_density(model_input, point) for point in points])
+    np.testing.assert_allclose(closed - reference, (closed - reference)[0], atol=1e-6)
+    np.testing.assert_allclose(matrix - reference, (matrix - reference)[0], atol=1e-6)
+    default = _input(nu_prior, scale=0.02)
+    assert default.data["calibration_prior"] == 0
+    flat = joint_engine.log_density(load_program("joint"), default.data, points)
+    assert np.ptp((closed - flat) - (closed - flat)[0]) > 0.1
 
 
 def _simulated_frame(effects, q=10, folds=10, sigma=1.0, spread=1.0, seed=0) -> pd.DataFrame:

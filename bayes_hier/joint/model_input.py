@@ -53,6 +53,86 @@ class JointPrior:
 
 
 @dataclass(frozen=True)
+class CalibrationPrior:
+    """Proper priors that replace the improper default ones, for simulation-based calibration.
+
+    The default priors of ``joint.stan`` (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and every Ω_i) cannot be
+    drawn from. With a ``CalibrationPrior`` (``build_joint_input(..., calibration=...)``) the
+    programs use instead, in the model's rescaled units (scores divided by
+    :attr:`JointModelInput.scale`; pass ``scale=`` to :func:`build_joint_input` to fix the unit):
+
+        θ₀ ~ N(0, theta0_sd² I),  Σ₀ ~ InvWishart(population_df, population_scale),
+        Ω_i ~ InvWishart(noise_df, noise_scale)  (every data set)
+
+    (inverse Wishart as in ``scipy.stats.invwishart``: mean scale / (df − d − 1)). The prior of
+    ν and τ_i is unchanged (already proper). The Stan data fields are ``calibration_prior``
+    (1 here, 0 by default), ``theta0_prior_sd``, ``population_prior_df``,
+    ``population_prior_scale``, ``noise_prior_df`` and ``noise_prior_scale``.
+
+    Attributes
+    ----------
+    theta0_sd
+        Standard deviation of every coordinate of θ₀.
+    population_df, population_scale
+        Degrees of freedom (> d − 1) and d × d scale matrix of Σ₀'s inverse Wishart prior.
+    noise_df, noise_scale
+        The same for every Ω_i.
+    """
+
+    theta0_sd: float
+    population_df: float
+    population_scale: np.ndarray
+    noise_df: float
+    noise_scale: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not self.theta0_sd > 0:
+            raise ValueError(f"theta0_sd must be positive; got {self.theta0_sd}.")
+        for name in ("population", "noise"):
+            scale = np.asarray(getattr(self, f"{name}_scale"), float)
+            df = getattr(self, f"{name}_df")
+            d = scale.shape[0] if scale.ndim == 2 else -1
+            if scale.shape != (d, d) or not np.allclose(scale, scale.T):
+                raise ValueError(f"{name}_scale must be a symmetric square matrix.")
+            if np.linalg.eigvalsh(scale)[0] <= 0:
+                raise ValueError(f"{name}_scale must be positive definite.")
+            if not df > d - 1:
+                raise ValueError(
+                    f"{name}_df must exceed d - 1 = {d - 1} for a proper inverse Wishart prior; "
+                    f"got {df}."
+                )
+
+    def stan_data(self, d: int) -> dict[str, Any]:
+        """The calibration fields of ``joint.stan``'s data (``calibration_prior`` = 1)."""
+        fields = calibration_fields(d)
+        for name in ("population", "noise"):
+            if np.shape(getattr(self, f"{name}_scale")) != (d, d):
+                raise ValueError(f"{name}_scale must be {d} x {d} (k - 1 contrasts).")
+        fields.update(
+            calibration_prior=1,
+            theta0_prior_sd=float(self.theta0_sd),
+            population_prior_df=float(self.population_df),
+            population_prior_scale=np.asarray(self.population_scale, float),
+            noise_prior_df=float(self.noise_df),
+            noise_prior_scale=np.asarray(self.noise_scale, float),
+        )
+        return fields
+
+
+def calibration_fields(d: int) -> dict[str, Any]:
+    """The calibration fields of ``joint.stan``'s data when the default priors are used:
+    ``calibration_prior`` = 0 and harmless values that the programs ignore."""
+    return {
+        "calibration_prior": 0,
+        "theta0_prior_sd": 1.0,
+        "population_prior_df": float(d + 1),
+        "population_prior_scale": np.eye(d),
+        "noise_prior_df": float(d + 1),
+        "noise_prior_scale": np.eye(d),
+    }
+
+
+@dataclass(frozen=True)
 class JointModelInput:
     """Everything a fit of the joint model needs, in rescaled units.
 
@@ -63,14 +143,16 @@ class JointModelInput:
     scores
         Per data set, the (perturbed where needed) scores divided by ``scale`` (n_i × k).
     scale
-        The unit of the Stan program: mean over data sets of the root mean contrast variance,
-        mean_i sqrt(tr(S_i) / ((n_i − 1)(k − 1))) (at k = 2, the two-model mean_i(s_i) / √2).
+        The unit of the Stan program: by default the mean over data sets of the root mean
+        contrast variance, mean_i sqrt(tr(S_i) / ((n_i − 1)(k − 1))) (at k = 2, the two-model
+        mean_i(s_i) / √2); the ``scale=`` of :func:`build_joint_input` when given.
     rope
         The rope in rescaled units.
     perturbed
         ``"<data set>: <model> vs <model>"`` for every tie that was given a spread.
     data
-        The data of ``joint.stan``.
+        The data of ``joint.stan``, including the calibration-prior fields
+        (:class:`CalibrationPrior`; ``calibration_prior`` = 0 unless one was given).
     """
 
     contrasts: np.ndarray
@@ -152,13 +234,32 @@ def _check_regular(scatters: np.ndarray, datasets: tuple[str, ...]) -> None:
 
 
 def build_joint_input(
-    data: MultiCVData, rope: Rope, prior: JointPrior, rng: np.random.Generator
+    data: MultiCVData,
+    rope: Rope,
+    prior: JointPrior,
+    rng: np.random.Generator,
+    *,
+    scale: float | None = None,
+    calibration: CalibrationPrior | None = None,
 ) -> JointModelInput:
     """Perturb ties, take the contrasts' statistics, rescale and fill in ``joint.stan``'s data.
 
     Bases: A_i = chol(S_i / ((n_i − 1) a_i)) (the sample estimate of Ω_i) and
     A₀ = chol(Cov_i(ȳ_i) + mean_i (b_i / n_i) A_i A_iᵀ) (the spread of the means, never singular);
     with them the Cholesky parameters L_i and L₀ of ``joint.stan`` are of order 1.
+
+    Parameters
+    ----------
+    data, rope, prior, rng
+        The scores, the rope (original units), the prior of ν and the generator of the ties'
+        spread.
+    scale
+        The unit of the model (scores and rope are divided by it). Default: the data-based
+        :attr:`JointModelInput.scale`. A fixed value (e.g. 1.0) keeps the model's units known in
+        advance, as simulation-based calibration needs.
+    calibration
+        Proper priors replacing the default improper ones (:class:`CalibrationPrior`), stated in
+        the model's units; default: the model's own priors (``calibration_prior`` = 0).
     """
     if data.q < data.k:
         raise ValueError(
@@ -171,7 +272,10 @@ def build_joint_input(
     _check_regular(scatters, data.datasets)
     n = data.n.astype(float)
     d = data.k - 1
-    scale = float(np.mean(np.sqrt(np.trace(scatters, axis1=1, axis2=2) / ((n - 1) * d))))
+    if scale is None:
+        scale = float(np.mean(np.sqrt(np.trace(scatters, axis1=1, axis2=2) / ((n - 1) * d))))
+    elif not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a positive number; got {scale}.")
     means, scatters = means / scale, scatters / scale**2
     a, b = 1 - data.rho, 1 + (n - 1) * data.rho
     noise = scatters / ((n - 1) * a)[:, None, None]
@@ -195,11 +299,12 @@ def build_joint_input(
         "alpha_upper": prior.alpha_range[1],
         "beta_lower": prior.beta_range[0],
         "beta_upper": prior.beta_range[1],
+        **(calibration_fields(d) if calibration is None else calibration.stan_data(d)),
     }
     return JointModelInput(
         contrasts=contrasts,
         scores=tuple(block / scale for block in blocks),
-        scale=scale,
+        scale=float(scale),
         rope=rope.scaled(scale),
         perturbed=perturbed,
         data=stan_data,

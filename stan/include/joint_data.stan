@@ -17,3 +17,16 @@
   real<lower=alpha_lower> alpha_upper;
   real<lower=0> beta_lower;
   real<lower=beta_lower> beta_upper;
+  // calibration prior (off by default; for simulation-based calibration, which needs a proper
+  // prior to draw from).  With calibration_prior = 1 these densities REPLACE the default priors
+  // (flat theta0, |M|^(-1/2) on Sigma0 and every Omega_i), in the rescaled units above:
+  //   theta0 ~ N(0, theta0_prior_sd^2 I)
+  //   Sigma0 ~ InvWishart(population_prior_df, population_prior_scale)
+  //   Omega_i ~ InvWishart(noise_prior_df, noise_prior_scale)   (every data set)
+  // The prior of nu and tau_i is unchanged.  The values are ignored when calibration_prior = 0.
+  int<lower=0, upper=1> calibration_prior;
+  real<lower=0> theta0_prior_sd;
+  real population_prior_df;
+  cov_matrix[k - 1] population_prior_scale;
+  real noise_prior_df;
+  cov_matrix[k - 1] noise_prior_scale;

@@ -6,3 +6,9 @@
     int d = rows(L);
     return dot_product(d - linspaced_vector(d, 1, d), log(diagonal(L)));
   }
+  // What to add to invariant_cholesky_log_prior(L) so that M = L L' (in any fixed basis) has the
+  // inverse Wishart density instead of |M|^(-1/2): log InvWishart(M | df, scale) + 1/2 log|M|.
+  // The Jacobian of M -> L stays in invariant_cholesky_log_prior.
+  real inverse_wishart_replacement(matrix M, real df, matrix scale) {
+    return inv_wishart_lpdf(M | df, scale) + 0.5 * log_determinant(M);
+  }

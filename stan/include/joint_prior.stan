@@ -3,6 +3,7 @@
   // posterior is close to uncorrelated even when two models are nearly identical and the
   // coordinates of theta0 are strongly correlated.  Sigma0 and every Omega_i have
   // p(M) ~ |M|^(-1/2) (joint_functions.stan); nu_alpha and nu_beta are uniform (their bounds).
+  // With calibration_prior = 1, theta0, Sigma0 and the Omega_i get proper priors instead.
   // The multivariate Student-t population is the scale mixture
   // theta_i | tau_i ~ N(theta0, Sigma0 / tau_i), tau_i ~ Gamma(nu/2, nu/2), with nu - 1 and tau_i
   // sampled as standardised logs exactly as in hierarchical_prior.stan.
@@ -13,6 +14,18 @@
   target += invariant_cholesky_log_prior(population_factor);
   for (i in 1:q) {
     target += invariant_cholesky_log_prior(noise_factor[i]);
+  }
+  if (calibration_prior) {
+    // proper priors replacing the flat/invariant ones (joint_data.stan); theta0 is a linear map
+    // of theta0_raw, so its normal density needs no Jacobian
+    target += normal_lpdf(theta0 | 0, theta0_prior_sd);
+    target += inverse_wishart_replacement(population_cov, population_prior_df,
+                                          population_prior_scale);
+    for (i in 1:q) {
+      target += inverse_wishart_replacement(
+                  multiply_lower_tri_self_transpose(noise_basis[i] * noise_factor[i]),
+                  noise_prior_df, noise_prior_scale);
+    }
   }
   if (student) {
     real shape = nu_prior == 0 ? nu_alpha[1] : nu_shape;
