@@ -11,26 +11,25 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 import warnings
 from pathlib import Path
 
 from bayes_hier import compare, hierarchical_test
 from bayes_hier.compare.core import pair_seed
 from bayes_hier.examples import load_uci_weka
+from benchmarks.measure import Stopwatch, commit, now
 
 ROPE = 1.0
 SEED = 1
 
 
-def timed_compare(jobs: int) -> tuple[float, object]:
-    """Wall time (s) of the 10-pair comparison and its result."""
+def timed_compare(jobs: int) -> tuple[Stopwatch, object]:
+    """Wall and CPU time and load of the 10-pair comparison, and its result."""
     frame = load_uci_weka()
-    start = time.perf_counter()
-    with warnings.catch_warnings():
+    with Stopwatch() as watch, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = compare(frame, rope=ROPE, seed=SEED, jobs=jobs)
-    return time.perf_counter() - start, result
+    return watch, result
 
 
 def verify(result) -> list[str]:
@@ -51,19 +50,22 @@ def verify(result) -> list[str]:
     return lines
 
 
-def report(jobs: int, seconds: float, result, checks: list[str]) -> str:
+def report(jobs: int, watch: Stopwatch, result, checks: list[str]) -> str:
     """The Markdown report."""
     table = result.pairs
+    seconds = watch.wall
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
         "# Benchmark: compare() on the real data",
         "",
+        f"* Measured {now()} at commit `{commit()}` (`make bench`, `benchmarks/compare.py`).",
         f"* Machine: {platform.platform()}, {os.cpu_count()} CPUs, load average {load} "
-        "(1, 5, 15 min) after the run.",
+        f"(1, 5, 15 min) after the run; 1-minute load {watch.load_start:.1f} at the start.",
         f"* 5 classifiers x 54 data sets, 10x10 CV, rope {ROPE:g}, seed {SEED}, hierarchical "
         f"method, 4 chains x 1000 draws (1000 warm-up), engine "
         f"{result[result.models[0], result.models[1]].settings['engine']}.",
-        f"* **Wall time of the 10 pairs with jobs={jobs}: {seconds:.1f} s** (target: 20 s).",
+        f"* **Wall time of the 10 pairs with jobs={jobs}: {seconds:.1f} s** (target: 20 s); "
+        f"CPU time {watch.cpu:.1f} s (user + sys, worker and chain processes included).",
         f"* Divergences: {int(table['divergences'].sum())} in total; max R-hat "
         f"{table['max_rhat'].max():.4f}; min bulk ESS {table['min_ess_bulk'].min():.0f}.",
         "",
@@ -93,9 +95,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--verify", action="store_true", help="rerun each pair alone")
     args = parser.parse_args()
-    seconds, result = timed_compare(args.jobs)
+    watch, result = timed_compare(args.jobs)
     checks = verify(result) if args.verify else []
-    text = report(args.jobs, seconds, result, checks)
+    text = report(args.jobs, watch, result, checks)
     args.out.write_text(text)
     print(text)
 

@@ -87,6 +87,8 @@ def tested_benchmark() -> Measured:
         lines += [f"| {target} | `{n}` | not collected | - |" for n in missing]
         passed = sum(o == "passed" for o, _ in mine.values())
         figure = f"{passed} of {len(mine) + len(missing)} tests passed in this run"
+        if target == 5:
+            figure += " (the documentation is not checked here)"
         ok = passed == len(mine) + len(missing)
         status = (
             "met (tested)"
