@@ -8,7 +8,7 @@ DATA_ARG := $(if $(DATA),--data $(DATA))
 JOBS ?= 2
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean paper paper-quick calibrate docs demo-many report-screenshot
+.PHONY: demo test lint bench clean paper paper-quick calibrate calibrate-joint docs demo-many report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,10 @@ paper-quick: $(VENV)/.installed-test
 
 calibrate: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.calibration --out results/calibration --jobs $(JOBS)
+
+# SBC of the joint model (k = 3, q = 10, n = 10, 200 replicates): results/calibration-joint.
+calibrate-joint: $(VENV)/.installed-test
+	$(BIN)/python -m bayes_hier.calibration.joint_run --out results/calibration-joint --jobs $(JOBS)
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[docs]"

@@ -19,6 +19,16 @@ def per_setting_pivot(cells: pd.DataFrame) -> pd.DataFrame:
     return pivot.reset_index()
 
 
+def fit_summary(ranks: pd.DataFrame) -> str:
+    """Replicates, fit wall times, divergent transitions and the largest R-hat of an SBC run."""
+    return (
+        f"Replicates: {len(ranks)}; fit wall time per replicate: median "
+        f"{ranks['seconds'].median():.2f} s, max {ranks['seconds'].max():.2f} s. Divergent "
+        f"transitions: {int(ranks['divergences'].sum())} in "
+        f"{int((ranks['divergences'] > 0).sum())} fits; max R-hat {ranks['max_rhat'].max():.3f}."
+    )
+
+
 def sbc_section(
     ranks: pd.DataFrame,
     pooled: pd.DataFrame,
@@ -34,10 +44,7 @@ def sbc_section(
         "",
         description,
         "",
-        f"Replicates: {len(ranks)}; fit wall time per replicate: median "
-        f"{ranks['seconds'].median():.2f} s, max {ranks['seconds'].max():.2f} s. Divergent "
-        f"transitions: {int(ranks['divergences'].sum())} in "
-        f"{int((ranks['divergences'] > 0).sum())} fits; max R-hat {ranks['max_rhat'].max():.3f}.",
+        fit_summary(ranks),
         "",
         "### Ranks pooled over the four (q, n) settings, per ν prior",
         "",
@@ -68,8 +75,13 @@ def error_rate_section(table: pd.DataFrame, description: str) -> str:
     return "\n".join(["## Decision error rates", "", description, "", markdown_table(shown), ""])
 
 
-def write_summary(path: Any, sections: list[str], header: str) -> None:
+def write_summary(
+    path: Any,
+    sections: list[str],
+    header: str,
+    title: str = "Calibration of the hierarchical model",
+) -> None:
     """Join the sections under a title and write them."""
-    text = "\n".join(["# Calibration of the hierarchical model", "", header, "", *sections])
+    text = "\n".join([f"# {title}", "", header, "", *sections])
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)

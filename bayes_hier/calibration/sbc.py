@@ -103,7 +103,8 @@ def _truth_value(truth: dict[str, Any], name: str) -> float:
     return float(truth[base][int(index)])
 
 
-def _bulk_ess(draws: np.ndarray) -> float:
+def bulk_ess(draws: np.ndarray) -> float:
+    """Bulk effective sample size (arviz) of one quantity's (chain, draw) or (draw,) array."""
     return float(az.ess(az.convert_to_dataset(draws[None] if draws.ndim == 1 else draws)).x)
 
 
@@ -156,7 +157,7 @@ def run_replicate(setting: SBCSetting, rep: int, config: SBCConfig) -> dict[str,
         draws = _parameter_draws(idata.posterior, name)
         truth = _truth_value(simulated.truth, name)
         row[f"rank_{name}"] = rank_of(truth, thin(draws, config.thinned), tie_rng)
-        row[f"ess_{name}"] = _bulk_ess(draws)
+        row[f"ess_{name}"] = bulk_ess(draws)
         row[f"true_{name}"] = truth
     return row
 

@@ -113,17 +113,40 @@ def draw_parameters(prior: CalibrationPrior, q: int, rng: np.random.Generator) -
         "sigma0": rng.uniform(0.0, prior.sigma0_upper),
         "sigma": rng.uniform(0.0, prior.sigma_upper, q),
     }
-    if prior.hierarchical:
-        shape, rate = rng.uniform(*prior.alpha_range), rng.uniform(*prior.beta_range)
-        truth["nu_alpha"], truth["nu_beta"] = shape, rate
-    else:
-        shape, rate = prior.fixed_gamma()
-    nu = 1.0 + rng.gamma(shape, 1.0 / rate)
-    tau = rng.gamma(nu / 2, 2.0 / nu, q)
-    truth["nu"] = nu
-    truth["tau"] = tau
+    truth.update(draw_mixing(prior.nu_prior, prior.alpha_range, prior.beta_range, q, rng))
+    tau = truth["tau"]
     truth["delta"] = truth["delta0"] + truth["sigma0"] / np.sqrt(tau) * rng.standard_normal(q)
     return truth
+
+
+def draw_mixing(
+    nu_prior: str,
+    alpha_range: tuple[float, float],
+    beta_range: tuple[float, float],
+    q: int,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """ν and the mixing precisions τ_1..τ_q of the Student-t population, from the package's prior.
+
+    ν − 1 ~ Gamma(α, β) (rate β) with α ~ U(alpha_range), β ~ U(beta_range) for the
+    ``"hierarchical"`` prior, else the fixed (α, β) of ``NU_PRIORS[nu_prior]``;
+    τ_i ~ Gamma(ν/2, ν/2), so that N(m, V/τ_i) mixes to a Student-t with ν degrees of freedom.
+    Shared by the two-model and the joint calibration. Returns ``nu``, ``tau`` and, for the
+    hierarchical prior, ``nu_alpha`` and ``nu_beta``.
+    """
+    switch, gamma = NU_PRIORS[nu_prior]
+    if gamma is None and switch != 0:
+        raise ValueError(f"The {nu_prior!r} prior has no Student-t population to draw.")
+    drawn: dict[str, Any] = {}
+    if switch == 0:
+        shape, rate = rng.uniform(*alpha_range), rng.uniform(*beta_range)
+        drawn["nu_alpha"], drawn["nu_beta"] = shape, rate
+    else:
+        shape, rate = gamma
+    nu = 1.0 + rng.gamma(shape, 1.0 / rate)
+    drawn["nu"] = nu
+    drawn["tau"] = rng.gamma(nu / 2, 2.0 / nu, q)
+    return drawn
 
 
 def simulate(
