@@ -46,6 +46,9 @@ transformed data {
 parameters {
 #include hierarchical_parameters.stan
 }
+transformed parameters {
+#include hierarchical_transformed_parameters.stan
+}
 model {
 #include hierarchical_prior.stan
   vector[q] sigma_sq = square(sigma);

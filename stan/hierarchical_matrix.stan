@@ -23,6 +23,9 @@ transformed data {
 parameters {
 #include hierarchical_parameters.stan
 }
+transformed parameters {
+#include hierarchical_transformed_parameters.stan
+}
 model {
 #include hierarchical_prior.stan
   for (i in 1:q) {

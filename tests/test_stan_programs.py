@@ -4,6 +4,11 @@ import numpy as np
 import pytest
 
 from bayes_hier import CVData
+from bayes_hier.hierarchical.delta0_coordinate import (
+    coordinate_from_delta0,
+    delta0_from_coordinate,
+    delta0_log_jacobian,
+)
 from bayes_hier.hierarchical.likelihood import equicorrelated_log_likelihood
 from bayes_hier.hierarchical.model_input import (
     HierarchicalPrior,
@@ -20,7 +25,8 @@ def test_programs_resolve_their_includes():
     for name in ("hierarchical", "hierarchical_matrix"):
         code = load_program(name).code
         assert "#include" not in code
-        assert "real<lower=-delta0_bound, upper=delta0_bound> delta0;" in code
+        assert "real delta0_raw;" in code  # delta0 is a transformed parameter of it
+        assert "real delta0 = delta0_bound * (2 * inv_logit(" in code
     closed = load_program("hierarchical").code
     assert "SS_i / a_i + n_i (xbar_i - delta_i)^2 / b_i" in closed  # the formula is stated
     assert "sigma_i^2 b_i + n_i v_i" in closed  # and the marginal over delta_i
@@ -34,6 +40,35 @@ def test_unknown_program_lists_the_available_ones():
 
 def test_stan_directory_is_the_repository_copy_in_a_checkout():
     assert (stan_directory() / "hierarchical.stan").is_file()
+
+
+DELTA0_DATA = {"delta0_bound": 2.5, "delta0_centre": 0.4, "delta0_spread": 0.05}
+
+
+def test_delta0_coordinate_is_centred_and_scaled_by_the_data():
+    """z = 0 is δ₀ = the centre, dδ₀/dz there is the spread, and the map inverts."""
+    data = DELTA0_DATA
+    assert delta0_from_coordinate(0.0, data) == pytest.approx(0.4, rel=1e-12)
+    slope = (delta0_from_coordinate(1e-6, data) - delta0_from_coordinate(-1e-6, data)) / 2e-6
+    assert slope == pytest.approx(0.05, rel=1e-8)
+    z = np.array([-300.0, -3.0, 0.5, 40.0])
+    np.testing.assert_allclose(coordinate_from_delta0(delta0_from_coordinate(z, data), data), z)
+    assert np.all(np.abs(delta0_from_coordinate(z, data)) < 2.5)
+
+
+def test_delta0_jacobian_turns_the_uniform_prior_into_a_density_of_the_coordinate():
+    """∫ U(δ₀(z); −D, D) |dδ₀/dz| dz = 1, with |dδ₀/dz| = 2Ds exp(log Jacobian)."""
+    from scipy import integrate
+
+    data = DELTA0_DATA
+    p = (0.4 + 2.5) / 5.0
+    constant = np.log(2 * 2.5 * 0.05 / (2 * 2.5 * p * (1 - p)))  # log(2 D s)
+    total, _ = integrate.quad(
+        lambda z: np.exp(delta0_log_jacobian(z, data) + constant) / 5.0, -np.inf, np.inf
+    )
+    assert total == pytest.approx(1.0, abs=1e-9)
+    outside = {**data, "delta0_centre": 3.0}  # a centre beyond the bound is moved inside
+    assert delta0_from_coordinate(0.0, outside) == pytest.approx(2.5 * (2 * 0.999 - 1))
 
 
 def _ragged_input(nu_prior: str, seed: int = 0):
@@ -52,7 +87,7 @@ def _random_points(model_input, count: int = 5) -> list[dict]:
     for point in points:
         point["sigma"] = point["sigma"] * rng.uniform(0.3, 3.0, point["sigma"].size)
         point["sigma0"] = point["sigma0"] * float(rng.uniform(0.2, 5.0))
-        point["delta0"] = float(rng.uniform(-1, 1))
+        point["delta0_raw"] = float(coordinate_from_delta0(rng.uniform(-1, 1), model_input.data))
         point["tau_raw"] = rng.normal(0, 1.5, point["tau_raw"].size)
         point["nu_raw"] = rng.normal(0, 1.5, point["nu_raw"].size)
         if point["nu_alpha"]:
@@ -66,17 +101,21 @@ def _reference_log_density(model_input, point: dict) -> float:
 
     Marginal likelihood of every data set (δ_i integrated out, common variance σ₀²/τ_i) plus
     the densities of the standardised logs of ν − 1 and τ_i (Gamma density times the Jacobian
-    g · sd[log g]); the uniform priors add nothing (no Jacobian, as the engines report it).
+    g · sd[log g]) and the Jacobian of δ₀'s standardised logit coordinate (up to its constant);
+    the uniform priors of the declared parameters add nothing (no Jacobian, as the engines
+    report it).
     """
     data = model_input.data
+    delta0 = delta0_from_coordinate(point["delta0_raw"], data)
     log_prior, inverse_tau = scale_mixture_log_prior(data, point)
+    log_prior += float(delta0_log_jacobian(point["delta0_raw"], data))
     population_variance = point["sigma0"] ** 2 * inverse_tau
     log_lik = equicorrelated_log_likelihood(
         data["n"],
         data["xbar"],
         data["ss"],
         data["rho"],
-        point["delta0"],
+        delta0,
         point["sigma"],
         common_variance=population_variance,
     )

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..data import CVData, corrected_standard_error
 from ..rope import Rope
+from .delta0_coordinate import coordinate_from_delta0, delta0_centre_and_spread
 
 #: ν priors by name: (Stan switch, Gamma(shape, rate) of ν − 1 when fixed).
 NU_PRIORS: dict[str, tuple[int, tuple[float, float] | None]] = {
@@ -191,6 +192,7 @@ def build_model_input(
             f"({np.abs(means).max() * scale:g}); the population mean must be able to reach it."
         )
     switch, gamma = NU_PRIORS[prior.nu_prior]
+    delta0_centre, delta0_spread = delta0_centre_and_spread(means)
     data: dict[str, Any] = {
         "q": cv.q,
         "n": cv.n.astype(int).tolist(),
@@ -198,6 +200,8 @@ def build_model_input(
         "sigma_upper": prior.sigma_factor * 1.0,  # mean_i(s_i) is 1 after rescaling
         "sigma0_upper": prior.sigma0_factor * spread_of_means,
         "delta0_bound": delta0_bound,
+        "delta0_centre": delta0_centre,
+        "delta0_spread": delta0_spread,
         "nu_prior": switch,
         "nu_shape": gamma[0] if gamma else 1.0,
         "nu_rate": gamma[1] if gamma else 1.0,
@@ -221,7 +225,8 @@ def build_model_input(
 def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generator) -> list[dict]:
     """Data-based, slightly jittered initial values, one dict per chain (SPEC §3.2).
 
-    σ_i ≈ s_i, δ₀ ≈ mean(x̄), σ₀ ≈ sd(x̄), α = 2, β = 0.1 and the standardised logs of ν − 1 and
+    σ_i ≈ s_i, δ₀ ≈ mean(x̄) (given as its sampler's coordinate ``delta0_raw``, see
+    :mod:`.delta0_coordinate`), σ₀ ≈ sd(x̄), α = 2, β = 0.1 and the standardised logs of ν − 1 and
     of the mixing precisions τ_i near 0 (their prior centres); each jittered by about a tenth of
     its uncertainty so that R-hat can detect stuck chains. Stan's default random inits in
     (−2, 2) on the unconstrained scale put σ_i and σ₀ near 0 or near their huge upper bounds,
@@ -251,7 +256,7 @@ def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generato
         )
         inits.append(
             {
-                "delta0": float(delta0),
+                "delta0_raw": float(coordinate_from_delta0(delta0, data)),
                 "sigma0": float(sigma0),
                 "sigma": np.asarray(sigma, float),
                 "nu_alpha": [2.0] if hierarchical else [],

@@ -6,6 +6,11 @@
   real<lower=0> sigma_upper;                       // sigma_i ~ Uniform(0, sigma_upper)
   real<lower=0> sigma0_upper;                      // sigma0 ~ Uniform(0, sigma0_upper)
   real<lower=0> delta0_bound;                      // delta0 ~ Uniform(-delta0_bound, delta0_bound)
+  // where the posterior of delta0 is expected (mean of the xbar_i) and its spread (sd(xbar) /
+  // sqrt(q)): they only standardise the sampler's coordinate of delta0
+  // (hierarchical_transformed_data.stan), the posterior does not depend on them
+  real delta0_centre;
+  real<lower=0> delta0_spread;
   // prior on the degrees of freedom nu = 1 + nu_minus_one:
   //   0 = hierarchical: nu_minus_one ~ Gamma(alpha, beta), alpha ~ U(alpha_lower, alpha_upper),
   //                     beta ~ U(beta_lower, beta_upper)

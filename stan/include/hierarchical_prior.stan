@@ -1,5 +1,11 @@
   // ---- shared prior of the hierarchical programs ----
   // delta0, sigma0, sigma, nu_alpha and nu_beta have uniform priors: their declared bounds.
+  // delta0 is a transformed parameter: the uniform density of delta0 needs the Jacobian
+  // |d delta0 / d delta0_raw| = 2 D s p (1 - p), p = logit^-1(u); 2 D s is a constant, left out.
+  {
+    real u = delta0_logit_centre + delta0_logit_scale * delta0_raw;
+    target += log_inv_logit(u) + log1m_inv_logit(u);
+  }
   // The Student-t population is written as a scale mixture of normals,
   //   delta_i | tau_i ~ N(delta0, sigma0^2 / tau_i),   tau_i ~ Gamma(nu / 2, nu / 2),
   // which is exactly delta_i ~ Student-t(nu, delta0, sigma0).  Given tau_i everything about
