@@ -25,7 +25,7 @@ from .report import fit_summary, write_summary
 
 #: Default replicates of ``make calibrate-joint`` (issue 12 asks for at least 200).
 REPLICATES = 200
-#: Rank histogram bins: L + 1 = 40 rank values in 10 bins of 4.
+#: Rank histogram bins: L + 1 = 30 rank values in 10 bins of 3.
 BINS = 10
 FAMILY_ALPHA = 0.05
 

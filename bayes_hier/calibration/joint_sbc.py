@@ -85,9 +85,9 @@ class JointSBCConfig:
     difficulty_sd: float = 1.0
     common_sd: float = 1.0
     chains: int = 2
-    warmup: int = 200
-    draws: int = 200
-    thinned: int = 39
+    warmup: int = 150
+    draws: int = 150
+    thinned: int = 29
     adapt_delta: float = 0.9
     max_treedepth: int = 10
     engine: str = "auto"
