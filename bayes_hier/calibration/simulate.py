@@ -73,18 +73,6 @@ class CalibrationPrior:
             if not 0 < low < high:
                 raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
 
-    @property
-    def hierarchical(self) -> bool:
-        """Whether α and β of ν − 1 ~ Gamma(α, β) are parameters (else fixed)."""
-        return NU_PRIORS[self.nu_prior][0] == 0
-
-    def fixed_gamma(self) -> tuple[float, float]:
-        """(shape, rate) of ν − 1 for a fixed ν prior."""
-        gamma = NU_PRIORS[self.nu_prior][1]
-        if gamma is None:
-            raise ValueError(f"The {self.nu_prior!r} nu prior has no fixed Gamma.")
-        return gamma
-
 
 @dataclass(frozen=True)
 class SimulatedData:
