@@ -76,6 +76,7 @@ def stored(request):
 
 def test_notebooks_exist():
     assert len(NOTEBOOKS) >= 5
+    assert "07_joint_model" in {path.stem for path in NOTEBOOKS}  # the joint model (issue 12)
 
 
 def test_run_top_to_bottom_once(stored):
