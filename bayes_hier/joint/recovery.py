@@ -330,6 +330,17 @@ def _axes(ax: Axes | None) -> tuple[Figure, Axes]:
     return ax.figure, ax
 
 
+def _q_axis(ax: Axes, qs: pd.Series) -> None:
+    """Logarithmic q axis labelled with the q of the study only."""
+    from matplotlib.ticker import NullLocator
+
+    ticks = sorted(int(q) for q in qs.unique())
+    ax.set_xscale("log")
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticks(ticks, [str(q) for q in ticks])
+    ax.set_xlabel("data sets q")
+
+
 def _against_q(ax: Axes, rows: pd.DataFrame, label: str, color: str) -> None:
     """Each repetition as a point, the mean over repetitions per q as a line."""
     ax.scatter(rows["q"], rows["value"], s=12, alpha=0.45, color=color)
@@ -354,10 +365,11 @@ def plot_p_best_recovery(frame: pd.DataFrame, ax: Axes | None = None) -> Figure:
     others = rows[~better].groupby(["q", "rep"], as_index=False)["value"].mean()
     _against_q(ax, others, "each other model (mean)", "C7")
     ax.axhline(1 / rows["label"].nunique(), color="0.6", lw=0.8, ls="--", label="1 / k")
-    ax.set(xscale="log", xlabel="data sets q", ylabel="P(best on a new data set)", ylim=(0, 1))
-    ax.set_xticks(sorted(rows["q"].unique()), [str(q) for q in sorted(rows["q"].unique())])
+    ax.set(ylabel="P(best on a new data set)", ylim=(0, 1))
+    _q_axis(ax, rows["q"])
     ax.legend(fontsize=8)
     ax.set_title("One model better: P(best) against q", fontsize=10)
+    fig.tight_layout()
     return fig
 
 
@@ -377,11 +389,11 @@ def plot_rope_recovery(
         population.index, population.to_numpy(), marker="s", ls="--", color="C4",
         label="P(rope), population mean",
     )  # fmt: skip
-    ax.set(xscale="log", xlabel="data sets q", ylabel="P(rope)", ylim=(0, 1))
-    qs = sorted(pairs["q"].unique())
-    ax.set_xticks(qs, [str(q) for q in qs])
+    ax.set(ylabel="P(rope)", ylim=(0, 1))
+    _q_axis(ax, pairs["q"])
     ax.legend(fontsize=8)
     ax.set_title(f"{scenario}: pairwise P(rope) against q", fontsize=10)
+    fig.tight_layout()
     return fig
 
 
