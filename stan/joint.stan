@@ -43,6 +43,19 @@
 // (2^d prod_j L_jj^(d - j + 1)) give log p(L) = sum_j (d - j) log L_jj + const.
 // With T_i = A_i^-1 S_i A_i^-T / a_i = G_i G_i':  tr(Omega_i^-1 S_i) / a_i = |L_i^-1 G_i|_F^2.
 // joint_matrix.stan states the same model literally (multi_normal of vec(Y_i)) for the tests.
+//
+// Models missing on some data sets (joint_data.stan: observed, design).  Data set i with k_i < k
+// models has its own d_i = k_i - 1 orthonormal contrasts C_i of those models, with mean
+// M_i theta_i (M_i = C_i E_i C'), and its own d_i x d_i Omega_i; with theta_i integrated out
+//   ybar_i ~ N(M_i theta0, M_i Sigma0 M_i' / tau_i + (b_i / n_i) Omega_i)
+// and the Wishart part uses the observed d_i x d_i scatter.  Representation: every data set is
+// padded to d (ybar_i, S_i, A_i and M_i in their top-left / first d_i rows), and L_i stays
+// d x d: its top-left d_i block is Omega_i's Cholesky factor (in the basis A_i) and its other
+// entries get a fixed proper density that does not touch the likelihood
+// (padded_cholesky_log_prior).  Chosen over grouping the data sets by missingness pattern
+// (one parameter array per pattern, ragged sizes) because it keeps one data layout and one
+// parameter array; it adds a few unit-scale independent coordinates per incomplete data set, and
+// the complete data sets keep exactly the code they had (separate loops).
 functions {
 #include hierarchical_functions.stan
 #include joint_functions.stan
@@ -57,10 +70,13 @@ transformed data {
   // constants of the exact log likelihood of Y_i that the normal density of ybar_i leaves out
   real log_lik_constant = 0;
   for (i in 1:q) {
+    // padded data sets: A_i, S_i block-diagonal, so G_i is too and its top-left block is theirs;
+    // the padding of A_i is the identity (log 1 = 0 in the sum below)
     matrix[d, d] half = mdivide_left_tri_low(noise_basis[i], scatter[i]);
     matrix[d, d] whitened = mdivide_left_tri_low(noise_basis[i], half');
     scatter_root[i] = cholesky_decompose(0.5 * (whitened + whitened') / a[i]);
-    log_lik_constant += -0.5 * d * ((n_real[i] - 1) * log(2 * pi() * a[i]) + log(n_real[i]))
+    log_lik_constant += -0.5 * observed[i] * ((n_real[i] - 1) * log(2 * pi() * a[i])
+                                              + log(n_real[i]))
                         - (n_real[i] - 1) * sum(log(diagonal(noise_basis[i])));
   }
 }
@@ -69,7 +85,7 @@ parameters {
 }
 model {
 #include joint_prior.stan
-  for (i in 1:q) {
+  for (i in complete_sets) {
     matrix[d, d] noise_cov = b_over_n[i] * multiply_lower_tri_self_transpose(
                                              noise_basis[i] * noise_factor[i]);
     // Wishart part: -(n_i - 1)/2 log|L_i L_i'| - tr(Omega_i^-1 S_i) / (2 a_i), A_i in the constant
@@ -77,6 +93,24 @@ model {
               - 0.5 * sum(columns_dot_self(mdivide_left_tri_low(noise_factor[i], scatter_root[i])));
     target += multi_normal_cholesky_lpdf(
                 ybar[i] | theta0, cholesky_decompose(population_cov * inverse_tau[i] + noise_cov));
+  }
+  // data sets with some model missing: the same on the block of their m = observed[i] contrasts,
+  // ybar_i ~ N(M_i theta0, M_i Sigma0 M_i' / tau_i + (b_i / n_i) Omega_i)
+  for (i in incomplete_sets) {
+    int m = observed[i];
+    matrix[m, d] M = design[i][1:m];
+    matrix[m, m] factor = noise_factor[i][1:m, 1:m];
+    matrix[m, m] noise_cov = b_over_n[i] * multiply_lower_tri_self_transpose(
+                                             noise_basis[i][1:m, 1:m] * factor);
+    target += -(n_real[i] - 1) * sum(log(diagonal(factor)))
+              - 0.5 * sum(columns_dot_self(mdivide_left_tri_low(factor,
+                                                                scatter_root[i][1:m, 1:m])));
+    // a local matrix (column-major): Stan Math's cholesky_decompose does not take the row-major
+    // expression that quad_form_sym(., M') gives
+    matrix[m, m] population_part = quad_form_sym(population_cov, M');
+    target += multi_normal_cholesky_lpdf(
+                ybar[i][1:m] | M * theta0,
+                cholesky_decompose(population_part * inverse_tau[i] + noise_cov));
   }
   target += log_lik_constant;
 }

@@ -4,6 +4,11 @@
 //
 //   vec(Y_i) ~ MVN(theta0 (x) 1, Omega_i (x) R_i + (Sigma0 / tau_i) (x) 1 1')
 //
+// and, for a data set with d_i = observed[i] < d contrasts of its own (models missing), on the
+// first d_i columns of its rows of y (the rest zero), with M_i = design[i][1:d_i]:
+//
+//   vec(Y_i) ~ MVN((M_i theta0) (x) 1, Omega_i (x) R_i + (M_i Sigma0 M_i' / tau_i) (x) 1 1')
+//
 // It ignores the sufficient statistics (ybar, scatter) of the shared data block and must give the
 // same log density as joint.stan (tests/test_joint_stan.py).  Cost O(q (n d)^3): tests only.
 functions {
@@ -25,6 +30,7 @@ data {
 #include joint_data.stan
   int<lower=1> total;                              // sum of n_i
   matrix[total, k - 1] y;                          // contrasts of all folds, set after set
+                                                   // (observed[i] columns used, zeros after)
 }
 transformed data {
 #include joint_transformed_data.stan
@@ -37,12 +43,16 @@ model {
   int start = 1;
   for (i in 1:q) {
     int m = n[i];
+    int e = observed[i];
+    matrix[e, d] M = design[i][1:e];
     matrix[m, m] R = (1 - rho[i]) * identity_matrix(m) + rho[i] * rep_matrix(1, m, m);
-    matrix[d, d] Omega = multiply_lower_tri_self_transpose(noise_basis[i] * noise_factor[i]);
-    matrix[m * d, m * d] K = kronecker(Omega, R)
-                             + kronecker(population_cov * inverse_tau[i], rep_matrix(1, m, m));
-    vector[m * d] mean = to_vector(rep_matrix(theta0', m));
-    target += multi_normal_lpdf(to_vector(y[start:(start + m - 1)]) | mean, K);
+    matrix[e, e] Omega = multiply_lower_tri_self_transpose(noise_basis[i][1:e, 1:e]
+                                                           * noise_factor[i][1:e, 1:e]);
+    matrix[e, e] population_part = quad_form_sym(population_cov, M');
+    matrix[m * e, m * e] K = kronecker(Omega, R)
+                             + kronecker(population_part * inverse_tau[i], rep_matrix(1, m, m));
+    vector[m * e] mean = to_vector(rep_matrix((M * theta0)', m));
+    target += multi_normal_lpdf(to_vector(y[start:(start + m - 1), 1:e]) | mean, K);
     start += m;
   }
 }

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayes_hier.compare.tidy import model_scores
+from bayes_hier.compare.tidy import MissingDataWarning, model_scores
 from bayes_hier.hierarchical.model_input import ConstantDifferencesWarning
 from bayes_hier.joint.contrasts import helmert_contrasts, pair_vectors
 from bayes_hier.joint.data import MultiCVData
@@ -18,6 +18,7 @@ from bayes_hier.joint.model_input import (
     build_joint_input,
     contrast_statistics,
     initial_values,
+    observed_designs,
     perturb_ties,
 )
 from bayes_hier.rope import Rope
@@ -144,11 +145,184 @@ def test_multi_cv_data_from_the_tidy_input_of_compare():
     np.testing.assert_allclose(chosen.scores[1], blocks[1][:, [2, 0]])
 
 
-def test_a_missing_model_is_a_clear_error():
+def _without(frame, dataset, model):
+    return frame[~((frame.dataset == dataset) & (frame.model == model))]
+
+
+def test_a_model_missing_on_a_data_set_is_a_nan_block():
+    blocks = _blocks(sizes=(6, 8, 6))
+    frame = _without(_frame(blocks), "set 1", "b")
+    data = MultiCVData.from_scores(model_scores(frame))
+    np.testing.assert_array_equal(data.observed, [[1, 1, 1], [1, 0, 1], [1, 1, 1]])
+    assert not data.complete and np.isnan(data.scores[1][:, 1]).all()
+    np.testing.assert_allclose(data.scores[1][:, [0, 2]], blocks[1][:, [0, 2]])
+    # the {model: matrix} form: a NaN row is a model missing on that data set
+    matrices = {
+        m: np.array([b[:, a] for b in _blocks(sizes=(6, 6, 6))]) for a, m in enumerate("abc")
+    }
+    matrices["c"][2] = np.nan
+    data = MultiCVData.from_scores(model_scores(matrices))
+    np.testing.assert_array_equal(data.observed[:, 2], [True, True, False])
+
+
+def test_a_nan_inside_a_block_is_an_error_that_says_how_to_fix_it():
     frame = _frame(_blocks(sizes=(6, 6, 6)))
-    frame = frame[~((frame.dataset == "set 1") & (frame.model == "b"))]
-    with pytest.raises(ValueError, match=r"lacks \['b'\].*missing models are not supported"):
+    holes = frame.index[(frame.dataset == "set 1") & (frame.model == "b")][:2]
+    with pytest.raises(ValueError, match=r"'set 1': model 'b' lacks 2 of its 6 fold.*remove all"):
+        MultiCVData.from_scores(model_scores(frame.drop(holes)))
+    frame.loc[holes, "score"] = np.nan
+    with pytest.raises(ValueError, match=r"model 'b' lacks 2 of its 6"):
         MultiCVData.from_scores(model_scores(frame))
+    blocks = _blocks(sizes=(6, 6, 6))
+    blocks[0][3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"model 'b' lacks 1 of its 6"):
+        _data(blocks)
+
+
+def test_data_sets_with_one_model_are_dropped_with_a_warning():
+    frame = _frame(_blocks(sizes=(6, 6, 6, 6)), runs=1)
+    frame = _without(_without(frame, "set 2", "a"), "set 2", "c")
+    with pytest.warns(MissingDataWarning, match=r"fewer than 2 models.*'set 2'"):
+        data = MultiCVData.from_scores(model_scores(frame), rho=[0.1, 0.2, 0.3, 0.4])
+    assert data.datasets == ("set 0", "set 1", "set 3")
+    np.testing.assert_allclose(data.rho, [0.1, 0.2, 0.4])
+    lone = frame[frame.model == "b"].assign(
+        model=lambda f: np.where(f.dataset == "set 0", "a", "b")
+    )
+    lone = lone[lone.dataset.isin(["set 0", "set 1"])]
+    with pytest.raises(ValueError, match="No data set has scores for at least 2 of the models"):
+        MultiCVData.from_scores(model_scores(lone))
+
+
+def test_statistics_of_a_data_set_use_the_contrasts_of_its_observed_models():
+    blocks = _blocks(k=4, sizes=(6, 8, 7, 9, 6))
+    blocks[1][:, 2] = np.nan
+    blocks[3][:, [0, 3]] = np.nan
+    contrasts = helmert_contrasts(4)
+    means, scatters = contrast_statistics(blocks, contrasts)
+    y = blocks[1][:, [0, 1, 3]] @ helmert_contrasts(3).T
+    np.testing.assert_allclose(means[1], [*y.mean(axis=0), 0])
+    np.testing.assert_allclose(scatters[1][:2, :2], (len(y) - 1) * np.cov(y, rowvar=False))
+    np.testing.assert_array_equal(scatters[1][2], 0)
+    y = blocks[3][:, [1, 2]] @ helmert_contrasts(2).T
+    np.testing.assert_allclose(means[3], [y.mean(), 0, 0])
+    full, _ = contrast_statistics([blocks[0]], contrasts)
+    np.testing.assert_allclose(full[0], (blocks[0] @ contrasts.T).mean(axis=0))
+    # M_i maps θ to the mean of the observed contrasts: C_i x_observed = M_i C x for every x
+    sizes, design = observed_designs(contrasts, np.isfinite(np.array([b[0] for b in blocks])))
+    np.testing.assert_array_equal(sizes, [3, 2, 3, 1, 3])
+    x = np.random.default_rng(0).normal(size=4)
+    np.testing.assert_allclose(design[1][:2] @ contrasts @ x, helmert_contrasts(3) @ x[[0, 1, 3]])
+    np.testing.assert_allclose(design[0], np.eye(3))
+
+
+def _literal_observed_log_likelihood(block, rho, theta0, population_cov, noise_cov):
+    """scipy: the observed scores' own Helmert contrasts, vec ~ MVN with θ_i integrated out."""
+    run = np.isfinite(block[0])
+    own = helmert_contrasts(int(run.sum()))
+    selection = np.eye(run.size)[run]
+    design = own @ selection @ helmert_contrasts(run.size).T
+    return _kronecker_log_density(
+        block[:, run] @ own.T,
+        rho,
+        design @ theta0,
+        design @ population_cov @ design.T,
+        noise_cov,
+    )
+
+
+def test_deleting_a_model_on_one_data_set_changes_only_that_data_sets_term():
+    """Same scale (fixed), same parameters: the other data sets' data and likelihood terms are
+    unchanged, and the changed data set's term is the literal normal of its observed contrasts."""
+    blocks = _blocks(k=4, sizes=(6, 8, 7, 9, 6), seed=2)
+    rho = [0.1, 0.2, 0.15, 0.3, 0.1]
+    lacking = [block.copy() for block in blocks]
+    lacking[2][:, 1] = np.nan
+    inputs = [
+        build_joint_input(_data(b, rho=rho), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)
+        for b in (blocks, lacking)
+    ]
+    full, partial = (model_input.data for model_input in inputs)
+    others = [0, 1, 3, 4]
+    for name in ("ybar", "scatter", "noise_basis", "design"):
+        np.testing.assert_array_equal(
+            np.asarray(full[name])[others], np.asarray(partial[name])[others]
+        )
+    assert partial["observed"] == [3, 3, 2, 3, 3]
+    rng = np.random.default_rng(5)
+    theta0 = rng.normal(0, 1, 3)
+    population = np.array([[1.0, 0.3, 0.0], [0.3, 2.0, 0.4], [0.0, 0.4, 0.5]])
+    root = np.tril(rng.normal(0, 0.3, (5, 3, 3))) + np.eye(3)
+    noise = root @ np.swapaxes(root, 1, 2)
+    terms = []
+    for stan in (full, partial):
+        m = np.asarray(stan["observed"])
+        terms.append(
+            marginal_contrast_log_likelihood(
+                stan["n"],
+                stan["rho"],
+                [y[:size] for y, size in zip(stan["ybar"], m)],
+                [s[:size, :size] for s, size in zip(stan["scatter"], m)],
+                theta0,
+                population,
+                [o[:size, :size] for o, size in zip(noise, m)],
+                [x[:size] for x, size in zip(stan["design"], m)],
+            )
+        )
+    np.testing.assert_array_equal(terms[0][others], terms[1][others])
+    assert abs(terms[0][2] - terms[1][2]) > 0.1
+    for model_input, term in zip(inputs, terms):
+        block = model_input.scores[2]
+        omega = noise[2][
+            : int(np.isfinite(block[0]).sum()) - 1, : int(np.isfinite(block[0]).sum()) - 1
+        ]
+        literal = _literal_observed_log_likelihood(block, rho[2], theta0, population, omega)
+        np.testing.assert_allclose(term[2], literal, rtol=1e-10)
+
+
+def test_theta_full_conditional_with_missing_models_matches_the_precision_form():
+    """θ_i | ȳ_i with ȳ_i | θ_i ~ N(Mθ_i, W): precision V⁻¹ + MᵀW⁻¹M; padding changes nothing."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(3, 3))
+    v = a @ a.T + np.eye(3)
+    omega = np.array([[1.5, 0.4], [0.4, 0.8]])
+    design = helmert_contrasts(3) @ np.eye(4)[[0, 1, 3]] @ helmert_contrasts(4).T
+    ybar, theta0, n, rho = rng.normal(size=2), rng.normal(size=3), 10, 0.1
+    w = (1 + (n - 1) * rho) / n * omega
+    cov = np.linalg.inv(np.linalg.inv(v) + design.T @ np.linalg.solve(w, design))
+    mean = cov @ (np.linalg.solve(v, theta0) + design.T @ np.linalg.solve(w, ybar))
+    got = theta_full_conditional(n, rho, ybar, theta0, v, omega, design)
+    np.testing.assert_allclose(got[0], mean, rtol=1e-10)
+    np.testing.assert_allclose(got[1], cov, rtol=1e-10)
+    padded = theta_full_conditional(
+        n,
+        rho,
+        np.append(ybar, 0.0),
+        theta0,
+        v,
+        np.block([[omega, np.zeros((2, 1))], [np.zeros((1, 2)), np.eye(1)]]),
+        np.vstack([design, np.zeros(3)]),
+    )
+    np.testing.assert_allclose(padded[0], mean, rtol=1e-10)
+    np.testing.assert_allclose(padded[1], cov, rtol=1e-10)
+
+
+def test_models_never_run_together_are_an_error_and_rare_models_a_warning():
+    blocks = _blocks(k=4, sizes=(6,) * 6)
+    for i in range(3):
+        blocks[i][:, [2, 3]] = np.nan  # a, b on sets 0-2
+        blocks[i + 3][:, [0, 1]] = np.nan  # c, d on sets 3-5
+    with pytest.raises(
+        ValueError, match=r"\['a', 'b'\] and \['c', 'd'\] are never run on a common"
+    ):
+        build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None)
+    blocks = _blocks(k=3, sizes=(6,) * 5)
+    for i in range(2, 5):
+        blocks[i][:, 2] = np.nan
+    with pytest.warns(MissingDataWarning, match=r"fewer than 3 data sets: c \(2\)"):
+        model_input = build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None)
+    assert model_input.data["observed"] == [2, 2, 1, 1, 1]
+    np.testing.assert_array_equal(model_input.observed_models[:, 2], [1, 1, 0, 0, 0])
 
 
 def test_ties_get_a_deterministic_mean_preserving_spread():
@@ -176,6 +350,8 @@ def test_model_input_rescales_and_chooses_unit_bases():
     data = _data(blocks, runs=[1, 2, 1, 1], rho=[0.1, 0.2, 0.15, 0.3])
     model_input = build_joint_input(data, Rope(-0.01, 0.01), JointPrior(), None)
     stan = model_input.data
+    assert stan["observed"] == [2, 2, 2, 2] and stan["calibration_prior"] == 0
+    np.testing.assert_array_equal(stan["design"], np.broadcast_to(np.eye(2), (4, 2, 2)))
     n, a = np.array(stan["n"]), 1 - stan["rho"]
     scatter_sd = np.sqrt(np.trace(stan["scatter"], axis1=1, axis2=2) / ((n - 1) * 2))
     np.testing.assert_allclose(scatter_sd.mean(), 1.0)  # unit scale

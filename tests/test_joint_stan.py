@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from bayes_hier.compare.tidy import MissingDataWarning
 from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import compare_joint, joint_test
 from bayes_hier.joint.data import MultiCVData
@@ -22,6 +23,7 @@ from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program
 
 from .reference_priors import scale_mixture_log_prior
+from .test_joint import _literal_observed_log_likelihood
 
 pytestmark = pytest.mark.stan
 
@@ -115,20 +117,29 @@ def _reference_log_density(model_input, point) -> float:
     return float(np.sum(log_lik) + log_prior)
 
 
+def _programs_state(engine, model_input, reference, up_to_constant=False, rtol=1e-10):
+    """joint.stan and joint_matrix.stan both equal ``reference(model_input, point)`` at random
+    points (constants included, or up to a constant); returns the points and joint.stan's values.
+    A literal (Kronecker) reference agrees to about 1e-10 relative, not to the last digits."""
+    points = _random_points(model_input)
+    closed = engine.log_density(load_program("joint"), model_input.data, points)
+    matrix = engine.log_density(load_program("joint_matrix"), model_input.matrix_data(), points)
+    expected = np.array([reference(model_input, point) for point in points])
+    assert np.ptp(closed) > 1.0
+    if up_to_constant:
+        for values in (closed, matrix):
+            np.testing.assert_allclose(values - expected, (values - expected)[0], atol=1e-6)
+    else:
+        np.testing.assert_allclose(closed, expected, rtol=rtol)
+        np.testing.assert_allclose(matrix, closed, rtol=rtol)
+    return points, closed
+
+
 @pytest.mark.parametrize("nu_prior", ["hierarchical", "juarez-steel", "gaussian"])
 def test_joint_program_states_the_reference_log_density(joint_engine, nu_prior):
     """joint.stan = the NumPy/scipy statement of the model = joint_matrix.stan (literal
     Kronecker normal of vec(Y_i)), constants included, at points that really differ."""
-    model_input = _input(nu_prior)
-    points = _random_points(model_input)
-    closed = joint_engine.log_density(load_program("joint"), model_input.data, points)
-    matrix = joint_engine.log_density(
-        load_program("joint_matrix"), model_input.matrix_data(), points
-    )
-    reference = [_reference_log_density(model_input, point) for point in points]
-    assert np.ptp(closed) > 1.0
-    np.testing.assert_allclose(closed, reference, rtol=1e-10)
-    np.testing.assert_allclose(matrix, closed, rtol=1e-10)
+    _programs_state(joint_engine, _input(nu_prior), _reference_log_density)
 
 
 @pytest.mark.parametrize("nu_prior", ["hierarchical", "gaussian"])
@@ -145,14 +156,7 @@ def test_calibration_prior_replaces_the_improper_priors(joint_engine, nu_prior):
     )
     model_input = _input(nu_prior, scale=0.02, calibration=calibration)
     assert model_input.scale == 0.02 and model_input.data["calibration_prior"] == 1
-    points = _random_points(model_input)
-    closed = joint_engine.log_density(load_program("joint"), model_input.data, points)
-    matrix = joint_engine.log_density(
-        load_program("joint_matrix"), model_input.matrix_data(), points
-    )
-    reference = np.array([_reference_log_density(model_input, point) for point in points])
-    np.testing.assert_allclose(closed - reference, (closed - reference)[0], atol=1e-6)
-    np.testing.assert_allclose(matrix - reference, (matrix - reference)[0], atol=1e-6)
+    points, closed = _programs_state(joint_engine, model_input, _reference_log_density, True)
     default = _input(nu_prior, scale=0.02)
     assert default.data["calibration_prior"] == 0
     flat = joint_engine.log_density(load_program("joint"), default.data, points)
@@ -308,3 +312,143 @@ def test_to_dict_carries_the_ranking(recovery):
     assert out["rank_probabilities"]["m2"] == pytest.approx(
         recovery.rank_probabilities.loc["m2"].tolist()
     )
+
+
+def _missing_input(nu_prior: str, **options):
+    """k = 4 on 5 data sets: set 1 lacks model c, set 3 lacks a and d (2 models left)."""
+    rng = np.random.default_rng(3)
+    sizes = (6, 8, 7, 9, 6)
+    blocks = [rng.normal(0.8, 0.02, (n, 4)) + rng.normal(0, 0.01, 4) for n in sizes]
+    blocks[1][:, 2] = np.nan
+    blocks[3][:, [0, 3]] = np.nan
+    data = MultiCVData(
+        tuple(blocks),
+        tuple("abcd"),
+        tuple(f"set {i}" for i in range(len(sizes))),
+        np.array([1, 2, 1, 1, 1]),
+        np.array([0.1, 0.2, 0.15, 0.3, 0.2]),
+    )
+    return build_joint_input(data, Rope(-0.01, 0.01), JointPrior(nu_prior=nu_prior), rng, **options)
+
+
+def _reference_with_missing_models(model_input, point) -> float:
+    """NumPy/scipy, data set by data set: the exact normal log density of the vec of the observed
+    scores' own contrasts with θ_i integrated out (tests/test_joint.py), plus the prior: the
+    standardised-log densities, Σ_j (d_i − j) log L_jj on each factor's used d_i × d_i block,
+    standard normal / log-normal(0, 1) on its unused entries. With ``calibration_prior`` = 1
+    (up to a constant): θ₀ normal, Σ₀ inverse Wishart, Ω_i ~ InvWishart(ν − d + d_i, M_iΨM_iᵀ),
+    and the factors' Jacobians Σ_j (d_i − j + 1) log L_jj instead."""
+    data = model_input.data
+    d = data["k"] - 1
+    calibration = data["calibration_prior"] == 1
+
+    def covariance(basis, factor):
+        root = basis @ factor
+        return root @ root.T
+
+    def used_block_log_prior(factor, m):
+        lp = sum((m - 1 - j + calibration) * np.log(factor[j, j]) for j in range(m))
+        for r in range(m, d):
+            lp += stats.norm.logpdf(factor[r, :r]).sum() + stats.lognorm(1).logpdf(factor[r, r])
+        return lp
+
+    log_prior, inverse_tau = scale_mixture_log_prior(data, point)
+    log_prior += used_block_log_prior(point["population_factor"], d)
+    theta0 = theta0_from_raw(data, point["theta0_raw"])
+    population = covariance(data["population_basis"], point["population_factor"])
+    if calibration:
+        log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
+        log_prior += stats.invwishart(
+            data["population_prior_df"], data["population_prior_scale"]
+        ).logpdf(population)
+    log_lik = 0.0
+    for i, block in enumerate(model_input.scores):
+        m = data["observed"][i]
+        factor = point["noise_factor"][i]
+        log_prior += used_block_log_prior(factor, m)
+        omega = covariance(data["noise_basis"][i][:m, :m], factor[:m, :m])
+        if calibration:
+            design = data["design"][i][:m]
+            log_prior += stats.invwishart(
+                data["noise_prior_df"] - d + m, design @ data["noise_prior_scale"] @ design.T
+            ).logpdf(omega)
+        log_lik += _literal_observed_log_likelihood(
+            block, data["rho"][i], theta0, population * inverse_tau[i], omega
+        )
+    return float(log_lik + log_prior)
+
+
+@pytest.mark.parametrize("nu_prior", ["hierarchical", "gaussian"])
+def test_models_missing_on_some_data_sets_state_the_observed_likelihood(joint_engine, nu_prior):
+    """Both programs = the exact marginal likelihood of the observed scores only + the prior,
+    constants included, for a design with one and with two models missing on a data set."""
+    model_input = _missing_input(nu_prior)
+    assert model_input.data["observed"] == [3, 2, 3, 1, 3]
+    _programs_state(joint_engine, model_input, _reference_with_missing_models, rtol=1e-9)
+
+
+def test_calibration_prior_with_missing_models(joint_engine):
+    """The calibration prior on a data set's observed contrasts is the law of M_iΩM_iᵀ:
+    InvWishart(ν − d + d_i, M_iΨM_iᵀ); both programs = scipy up to a constant."""
+    calibration = CalibrationPrior(
+        theta0_sd=2.0,
+        population_df=6.0,
+        population_scale=np.diag([1.0, 2.0, 0.5]),
+        noise_df=7.0,
+        noise_scale=np.array([[1.0, 0.2, 0.0], [0.2, 1.5, -0.3], [0.0, -0.3, 0.8]]),
+    )
+    model_input = _missing_input("hierarchical", scale=0.02, calibration=calibration)
+    _programs_state(joint_engine, model_input, _reference_with_missing_models, True)
+
+
+def test_a_model_run_on_two_data_sets_only_is_more_uncertain(joint_engine, recovery):
+    """m1 kept on 2 of the 10 data sets of ``recovery``: the fit runs, m1's pairs use those 2
+    data sets, and the population differences involving m1 are far more uncertain than with
+    every model everywhere, while m0 vs m2 stays about as certain."""
+    frame = _simulated_frame([0.0, 0.0, 3.0], q=10, spread=0.5)
+    rare = frame[(frame.model != "m1") | frame.dataset.isin(["set 0", "set 1"])]
+    with pytest.warns(MissingDataWarning, match=r"fewer than 3 data sets: m1 \(2\)"):
+        result = joint_test(rare, rope=0.5, seed=5, **FIT)
+    assert result.usage["m0", "m1"].datasets == ("set 0", "set 1")
+    assert result["m0", "m1"].cv.q == 2 and result["m0", "m2"].cv.q == 10
+    spread = {}
+    for fit, name in ((recovery, "complete"), (result, "rare")):
+        for pair in (("m0", "m1"), ("m1", "m2"), ("m0", "m2")):
+            spread[name, pair] = float(np.std(fit[pair]._draws("delta0")))
+    for pair in (("m0", "m1"), ("m1", "m2")):
+        assert spread["rare", pair] > 2 * spread["complete", pair]
+    assert spread["rare", ("m0", "m2")] < 1.5 * spread["complete", ("m0", "m2")]
+    # the per-data-set noise of m1's pairs exists only where m1 was run
+    sigma = result.idata.posterior["sigma"].sel(pair="m1 - m0").values
+    assert np.isfinite(sigma[..., :2]).all() and np.isnan(sigma[..., 2:]).all()
+    assert np.isfinite(result.diagnostics["max_rhat"])
+    table = result.per_dataset
+    assert not table[(table.model == "m1") & (table.dataset == "set 5")]["run"].item()
+    np.testing.assert_allclose(result.p_best.sum(), 1.0)
+
+
+def test_compare_joint_with_missing_rows_end_to_end(joint_engine):
+    """compare(method="joint") on a tidy frame lacking rows: a model missing on two data sets and
+    a data set with one model left (dropped with a warning); bad input says how to fix it."""
+    from bayes_hier import compare
+
+    frame = _simulated_frame([0.0, 0.5, 1.0, 1.5], q=8, spread=0.5, seed=4)
+    frame = frame[~((frame.model == "m3") & frame.dataset.isin(["set 1", "set 4"]))]
+    frame = frame[~((frame.dataset == "set 6") & (frame.model != "m0"))]
+    small = {"chains": 1, "draws": 200, "warmup": 200, "engine": "pystan", "warn": False}
+    with pytest.warns(MissingDataWarning, match=r"fewer than 2 models.*'set 6'"):
+        result = compare(frame, rope=0.5, method="joint", seed=3, **small)
+    assert result.data.datasets == tuple(f"set {i}" for i in (0, 1, 2, 3, 4, 5, 7))
+    assert len(result.pairs) == 6 and result.rank_probabilities.shape == (4, 4)
+    usage = result.usage["m0", "m3"]
+    assert set(usage.dropped) == {"set 1", "set 4"} and len(usage.datasets) == 5
+    assert result["m0", "m1"].cv.q == 7
+    assert "run on only some data sets (how many): m3 (5)" in str(result)
+    holes = frame.index[(frame.dataset == "set 2") & (frame.model == "m1")][:3]
+    with pytest.raises(ValueError, match=r"'set 2': model 'm1' lacks 3 of its 10 fold.*remove all"):
+        compare(frame.drop(holes), rope=0.5, method="joint", seed=3, **small)
+    alone = frame[frame.model == "m0"].assign(
+        model=np.where(frame[frame.model == "m0"].dataset == "set 0", "m0", "m1")
+    )
+    with pytest.raises(ValueError, match="No data set has scores for at least 2 of the models"):
+        compare(alone, rope=0.5, method="joint", seed=3, **small)

@@ -47,3 +47,54 @@ def pair_vectors(contrasts: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndar
     for row, (a, b) in enumerate(pairs):
         differences[row, a], differences[row, b] = -1.0, 1.0
     return differences @ contrasts.T
+
+
+def observed_contrasts(
+    contrasts: np.ndarray, observed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The contrasts of the models observed on a data set and their map from θ.
+
+    For the k_i models observed on a data set (``observed``: k booleans, k_i ≥ 2), C_i is the
+    (k_i − 1) × k_i orthonormal Helmert matrix of those models in order and E_i (k_i × k) selects
+    them. Their contrasts have the mean E[C_i E_i x] = M_i θ with M_i = C_i E_i Cᵀ: the scores' mean
+    is Cᵀθ + c1 and the common shift c drops out because C_i 1 = 0. When every model is observed,
+    C_i = C and M_i = I.
+
+    Returns
+    -------
+    C_i, M_i
+        Shapes (k_i − 1, k_i) and (k_i − 1, k − 1).
+
+    Examples
+    --------
+    >>> c_i, m_i = observed_contrasts(helmert_contrasts(3), np.array([True, False, True]))
+    >>> np.round(c_i, 4), np.round(m_i, 4)
+    (array([[-0.7071,  0.7071]]), array([[0.5  , 0.866]]))
+    """
+    observed = np.asarray(observed, bool)
+    if observed.all():
+        return contrasts, np.eye(contrasts.shape[0])
+    own = helmert_contrasts(int(observed.sum()))
+    return own, own @ contrasts[:, observed].T
+
+
+def observed_pair_vectors(
+    contrasts: np.ndarray, observed: np.ndarray, pairs: list[tuple[int, int]]
+) -> np.ndarray:
+    """Per data set, :func:`pair_vectors` in the contrasts of its observed models.
+
+    Row (i, p) is C_i(e_b − e_a) (the pair's difference in data set i's own contrasts, padded
+    with zeros to k − 1), NaN when model a or b was not run on data set i. ``observed``: q × k
+    booleans. Returns an array of shape (q, pairs, k − 1).
+    """
+    observed = np.asarray(observed, bool)
+    d = contrasts.shape[0]
+    out = np.full((observed.shape[0], len(pairs), d), np.nan)
+    for i, row in enumerate(observed):
+        own, _ = observed_contrasts(contrasts, row)
+        position = np.cumsum(row) - 1
+        for p, (a, b) in enumerate(pairs):
+            if row[a] and row[b]:
+                out[i, p] = 0.0
+                out[i, p, : own.shape[0]] = own[:, position[b]] - own[:, position[a]]
+    return out

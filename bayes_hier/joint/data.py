@@ -1,18 +1,21 @@
 """Cross-validation scores of k models on q data sets: :class:`MultiCVData`.
 
-The joint model needs every model's scores on the same folds of each data set (paired across
-models). The tidy input is the one of :meth:`bayes_hier.data.CVData.from_frame` and of ``compare``:
-one row per (dataset, model, run, fold) with a score.
+The joint model needs the scores of the models run on a data set on the same folds (paired across
+models). A model may be missing on a data set (it was not run there): its whole block is left out
+of that data set's likelihood. The tidy input is the one of
+:meth:`bayes_hier.data.CVData.from_frame` and of ``compare``: one row per (dataset, model, run,
+fold) with a score; a missing model has no rows (or only NaN scores) on that data set.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..compare.tidy import KEYS, ModelScores
+from ..compare.tidy import KEYS, MissingDataWarning, ModelScores
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,9 @@ class MultiCVData:
     ----------
     scores
         One ``n_i × k`` array per data set, the folds in run-major order, columns in the order of
-        ``models``; negated when lower scores are better, so that higher is always better.
+        ``models``; negated when lower scores are better, so that higher is always better. A
+        column of NaN is a model missing on that data set (every data set needs at least 2
+        models; a NaN inside an otherwise present column is an error).
     models
         Model names (k ≥ 2).
     datasets
@@ -61,8 +66,7 @@ class MultiCVData:
                     f"Data set {name!r} has {block.shape[0]} folds for {runs} run(s); need at "
                     "least 2 folds and the same number of folds in every run."
                 )
-            if not np.isfinite(block).all():
-                raise ValueError(f"Data set {name!r} has NaN or infinite scores.")
+            _check_block(name, block, self.models)
             if not 0 < rho < 1:
                 raise ValueError(f"Data set {name!r}: rho must be in (0, 1); got {rho}.")
 
@@ -82,8 +86,18 @@ class MultiCVData:
         return np.array([block.shape[0] for block in self.scores])
 
     @property
+    def observed(self) -> np.ndarray:
+        """Whether model a was run on data set i, shape (q, k) (its column is not NaN)."""
+        return np.array([np.isfinite(block[0]) for block in self.scores])
+
+    @property
+    def complete(self) -> bool:
+        """Whether every model was run on every data set."""
+        return bool(self.observed.all())
+
+    @property
     def means(self) -> np.ndarray:
-        """Mean score of every model on every data set, shape (q, k)."""
+        """Mean score of every model on every data set, shape (q, k); NaN where it is missing."""
         return np.array([block.mean(axis=0) for block in self.scores])
 
     @classmethod
@@ -97,41 +111,39 @@ class MultiCVData:
         """Build from the validated tidy table of ``compare``
         (:func:`bayes_hier.compare.tidy.model_scores`: a tidy frame or ``{model: matrix}``).
 
+        A model without any score on a data set (no rows, or NaN on every fold) is missing there:
+        its column is NaN. Data sets with fewer than 2 models carry no information on the
+        differences and are dropped with a :class:`~bayes_hier.compare.tidy.MissingDataWarning`
+        naming them.
+
         Parameters
         ----------
         scores
             The canonical table (columns ``dataset, model, run, fold, score``) and the models.
         rho
-            Fold correlation, one value or one per data set (default ``1 / folds``).
+            Fold correlation, one value or one per data set of ``scores`` (default
+            ``1 / folds``).
         higher_is_better
             ``False`` for errors or losses: the scores are negated.
 
         Raises
         ------
         ValueError
-            When some model lacks a score (absent or NaN) on some (dataset, run, fold) that
-            another model has: models missing on a data set are not supported by the joint model
-            yet (drop the data set or the model, or use ``compare``'s pairwise methods), or when
-            the runs of a data set have different folds.
+            When a model lacks a score (absent or NaN) on some but not all (run, fold) cells of a
+            data set, when the runs of a data set have different folds, or when no data set has
+            two models.
         """
         models = list(scores.models)
         table = scores.table[scores.table["model"].isin(models)]
         wide = table.pivot(index=list(KEYS), columns="model", values="score").reindex(
             columns=models
         )
-        lacking = ~np.isfinite(wide.to_numpy(dtype=float))
-        if lacking.any():
-            row = int(np.flatnonzero(lacking.any(axis=1))[0])
-            missing = [m for m, bad in zip(models, lacking[row]) if bad]
-            raise ValueError(
-                f"{int(lacking.any(axis=1).sum())} (dataset, run, fold) cells lack some model's "
-                f"score, e.g. {tuple(wide.index[row])} lacks {missing}. The joint model needs "
-                "every model on every fold of every data set (missing models are not supported "
-                "yet): drop that data set or that model, or use a pairwise method of compare()."
-            )
-        blocks, runs = [], []
+        blocks, runs, kept = [], [], []
         for dataset in scores.datasets:
             block = wide.loc[dataset].sort_index()
+            present = np.isfinite(block.to_numpy(dtype=float)).any(axis=0)
+            if present.sum() < 2:
+                continue
             n_runs = block.index.get_level_values(0).nunique()
             if len(block) != n_runs * block.index.get_level_values(1).nunique():
                 raise ValueError(
@@ -139,18 +151,65 @@ class MultiCVData:
                     "must have the same folds."
                 )
             values = block.to_numpy(dtype=float)
+            _check_block(dataset, values, models)
             blocks.append(values if higher_is_better else -values)
             runs.append(n_runs)
+            kept.append(dataset)
+        _report_dropped(scores.datasets, kept)
         runs_array = np.array(runs)
         folds = np.array([len(block) for block in blocks]) / runs_array
-        rho_array = (
-            1.0 / folds if rho is None else np.broadcast_to(np.asarray(rho, float), folds.shape)
-        )
+        if rho is None:
+            rho_array = 1.0 / folds
+        elif np.ndim(rho) == 1 and len(rho) == len(scores.datasets):
+            rho_array = np.asarray(rho, float)[[scores.datasets.index(d) for d in kept]]
+        else:
+            rho_array = np.broadcast_to(np.asarray(rho, float), folds.shape)
         return cls(
             scores=tuple(blocks),
             models=tuple(models),
-            datasets=tuple(scores.datasets),
+            datasets=tuple(kept),
             runs=runs_array,
             rho=np.array(rho_array, dtype=float),
             higher_is_better=bool(higher_is_better),
+        )
+
+
+def _check_block(dataset: str, block: np.ndarray, models: Sequence[str]) -> None:
+    """A model's column is all finite (it was run) or all NaN (missing); at least 2 models."""
+    finite = np.isfinite(block)
+    if np.isinf(block).any():
+        raise ValueError(f"Data set {dataset!r} has infinite scores; remove them.")
+    partial = [m for m, column in zip(models, finite.T) if column.any() and not column.all()]
+    if partial:
+        model = partial[0]
+        holes = int((~finite[:, list(models).index(model)]).sum())
+        raise ValueError(
+            f"Data set {dataset!r}: model {model!r} lacks {holes} of its {block.shape[0]} fold "
+            "scores (NaN or no row). The joint model takes a model on a data set with all its "
+            "folds or not at all: supply the missing folds, or remove all of that model's rows "
+            "on that data set (it is then treated as not run there)."
+        )
+    if finite.any(axis=0).sum() < 2:
+        raise ValueError(
+            f"Data set {dataset!r} has scores for fewer than 2 models, so it says nothing about "
+            "their differences; drop it (MultiCVData.from_scores drops such data sets with a "
+            "warning)."
+        )
+
+
+def _report_dropped(datasets: Sequence[str], kept: Sequence[str]) -> None:
+    """Warn about the data sets with fewer than 2 models (raise when none is left)."""
+    dropped = [d for d in datasets if d not in set(kept)]
+    if not kept:
+        raise ValueError(
+            "No data set has scores for at least 2 of the models, so there is nothing to "
+            "compare: the joint model needs each data set scored by 2 or more of the models "
+            "(check the model names, or add the models' scores)."
+        )
+    if dropped:
+        warnings.warn(
+            f"{len(dropped)} data set(s) with scores for fewer than 2 models left out of the "
+            f"joint model (no information on differences): {', '.join(map(repr, dropped))}.",
+            MissingDataWarning,
+            stacklevel=3,
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 import arviz as az
 import numpy as np
+import xarray as xr
 
 from ..compare.core import package_versions
 from ..compare.frequentist import frequentist_view
@@ -19,7 +20,7 @@ from ..stan_programs import load_program
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior, build_joint_input, initial_values
 from .posterior import complete_posterior, pair_labels
-from .result import JointResult, pair_result
+from .result import JointResult, pair_datasets, pair_result
 
 #: Variables checked by the diagnostics: every reported quantity (per pair, model, data set).
 DIAGNOSED = ("delta0", "sigma0", "mu0", "nu", "nu_alpha", "nu_beta", "mu", "sigma", "tau")
@@ -39,6 +40,19 @@ def run_joint_fit(
     stan_data = model_input.data if program == "joint" else model_input.matrix_data()
     idata = engine.sample(load_program(program), stan_data, settings)
     return complete_posterior(idata, model_input, data.models, data.datasets, theta_rng)
+
+
+def diagnosed_view(idata: az.InferenceData) -> az.InferenceData:
+    """The posterior with the quantities that exist: ``sigma`` of a pair on a data set where one
+    of its models was not run is NaN and is left out (the diagnostics would rank NaN)."""
+    posterior = idata.posterior
+    if "sigma" not in posterior or np.isfinite(posterior["sigma"].values).all():
+        return idata
+    cells = posterior["sigma"].stack(cell=("dataset", "pair"))
+    finite = np.isfinite(cells.values).all(axis=(0, 1))
+    sigma = xr.DataArray(cells.values[..., finite], dims=("chain", "draw", "cell"))
+    view = posterior.drop_vars("sigma").assign(sigma=sigma)
+    return az.InferenceData(posterior=view, sample_stats=idata.sample_stats)
 
 
 def joint_test(
@@ -81,8 +95,10 @@ def joint_test(
     data
         A tidy frame (one row per dataset, model, run, fold with a score; column names mapped
         with ``columns``) or ``{model: data sets × folds matrix}``, as for
-        :func:`~bayes_hier.compare.compare`. Every model needs a score on every fold of every
-        data set (missing models are not supported yet: a ValueError says which).
+        :func:`~bayes_hier.compare.compare`. A model may be missing on some data sets (no rows
+        there, or NaN for all its folds): its block is left out of that data set's likelihood
+        (the docs' "Models missing on some data sets"); data sets with fewer than 2 models are
+        dropped with a warning. A model run on only some folds of a data set is an error.
     rope
         Region of practical equivalence in the units of the scores.
     models
@@ -144,7 +160,7 @@ def joint_test(
         settings=settings,
         theta_rng=np.random.default_rng(derive_seed(root, "thetas")),
     )
-    diagnostics = compute_diagnostics(idata, DIAGNOSED, max_treedepth)
+    diagnostics = compute_diagnostics(diagnosed_view(idata), DIAGNOSED, max_treedepth)
     run_settings = {
         "engine": resolved.name,
         "seed": root,
@@ -163,6 +179,7 @@ def joint_test(
         for pair in pair_labels(cv.models)
     }
     folds = dict(zip(cv.datasets, (int(n) for n in cv.n)))
+    usage = {pair: pair_usage(cv, pair, folds) for pair in pairs}
     result = JointResult(
         pairs,
         idata=idata,
@@ -175,7 +192,7 @@ def joint_test(
         models=cv.models,
         method="joint",
         rope=parsed_rope,
-        usage={pair: PairUsage(*pair, cv.datasets, folds) for pair in pairs},
+        usage=usage,
         frequentist=frequentist_view(scores, higher_is_better, alpha),
         scores=scores,
         settings={
@@ -191,6 +208,19 @@ def joint_test(
     if warn:
         result.warn()
     return result
+
+
+def pair_usage(data: MultiCVData, pair: tuple[str, str], folds: dict[str, int]) -> PairUsage:
+    """What the pair's own summaries use: the data sets where both models were run (the
+    population quantities use every data set through the joint model)."""
+    both = pair_datasets(data, pair)
+    observed = dict(zip(data.models, data.observed.T))
+    dropped = {}
+    for i, name in enumerate(data.datasets):
+        lacking = [model for model in pair if not observed[model][i]]
+        if lacking:
+            dropped[name] = f"no scores for {' and '.join(lacking)}"
+    return PairUsage(*pair, both, {name: folds[name] for name in both}, dropped=dropped)
 
 
 def compare_joint(
@@ -211,8 +241,9 @@ def compare_joint(
 
     The joint model always analyses every pair of ``models`` in one fit, so ``control`` is
     refused. ``compare``'s ``jobs``, ``scheduler`` and ``min_folds`` are accepted and have no
-    effect: the chains of the one fit already run in parallel, and the joint model needs every
-    fold of every model (it raises instead of dropping folds). ``options`` go to
+    effect: the chains of the one fit already run in parallel, and the joint model takes a model
+    on a data set with all its folds or not at all (it raises instead of dropping folds; a model
+    with no scores on a data set is missing there). ``options`` go to
     :func:`joint_test` (``chains``, ``draws``, ``warmup``, ``engine``, ``nu_prior``, ...).
     """
     if control is not None:
@@ -235,4 +266,11 @@ def compare_joint(
     )
 
 
-__all__ = ["DIAGNOSED", "compare_joint", "joint_test", "run_joint_fit"]
+__all__ = [
+    "DIAGNOSED",
+    "compare_joint",
+    "diagnosed_view",
+    "joint_test",
+    "pair_usage",
+    "run_joint_fit",
+]

@@ -1,23 +1,27 @@
 """From :class:`~.data.MultiCVData` to the data and initial values of ``stan/joint.stan``.
 
-Steps (each a function): give models that tie with an earlier model on every fold of a data set a
-mean-preserving spread (:func:`perturb_ties`, the two-model rule of SPEC §3.2 reused); take the
-orthonormal Helmert contrasts and their sufficient statistics (mean and scatter per data set);
+Steps (each a function): check that the models are linked through the data sets
+(:func:`check_design`, when some models are missing on some data sets); give models that tie with
+an earlier model on every fold of a data set a mean-preserving spread (:func:`perturb_ties`, the
+two-model rule of SPEC §3.2 reused); take the orthonormal Helmert contrasts of the models run on
+each data set and their sufficient statistics (mean and scatter per data set, padded to k − 1);
 rescale to unit scale; choose the data-based bases of the covariance parameters; fill in the data
 of the Stan program and data-based initial values.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..compare.tidy import MissingDataWarning
 from ..data import CVData
 from ..hierarchical.model_input import NU_PRIORS, check_nu_prior, perturb_constant
 from ..rope import Rope
-from .contrasts import helmert_contrasts
+from .contrasts import helmert_contrasts, observed_contrasts
 from .data import MultiCVData
 
 
@@ -141,18 +145,22 @@ class JointModelInput:
     contrasts
         The (k − 1) × k orthonormal Helmert matrix C.
     scores
-        Per data set, the (perturbed where needed) scores divided by ``scale`` (n_i × k).
+        Per data set, the (perturbed where needed) scores divided by ``scale`` (n_i × k; a NaN
+        column for a model not run on that data set).
     scale
         The unit of the Stan program: by default the mean over data sets of the root mean
-        contrast variance, mean_i sqrt(tr(S_i) / ((n_i − 1)(k − 1))) (at k = 2, the two-model
-        mean_i(s_i) / √2); the ``scale=`` of :func:`build_joint_input` when given.
+        contrast variance, mean_i sqrt(tr(S_i) / ((n_i − 1) d_i)) (d_i = k − 1 contrasts when
+        every model was run; at k = 2, the two-model mean_i(s_i) / √2); the ``scale=`` of
+        :func:`build_joint_input` when given.
     rope
         The rope in rescaled units.
     perturbed
         ``"<data set>: <model> vs <model>"`` for every tie that was given a spread.
     data
         The data of ``joint.stan``, including the calibration-prior fields
-        (:class:`CalibrationPrior`; ``calibration_prior`` = 0 unless one was given).
+        (:class:`CalibrationPrior`; ``calibration_prior`` = 0 unless one was given) and the
+        missing-model fields ``observed`` (d_i per data set) and ``design`` (M_i, padded), with
+        ``ybar``, ``scatter`` and ``noise_basis`` padded beyond d_i (:func:`observed_designs`).
     """
 
     contrasts: np.ndarray
@@ -162,9 +170,26 @@ class JointModelInput:
     perturbed: tuple[str, ...]
     data: dict[str, Any]
 
+    @property
+    def observed_models(self) -> np.ndarray:
+        """Whether model a was run on data set i (q × k booleans)."""
+        return np.array([np.isfinite(block[0]) for block in self.scores])
+
+    @property
+    def complete(self) -> bool:
+        """Whether every model was run on every data set."""
+        return bool(self.observed_models.all())
+
     def matrix_data(self) -> dict[str, Any]:
-        """The data of the reference program ``joint_matrix.stan`` (the contrasts of all folds)."""
-        y = np.concatenate([block @ self.contrasts.T for block in self.scores])
+        """The data of the reference program ``joint_matrix.stan``: the contrasts of all folds,
+        each data set's own contrasts of its observed models padded with zeros to k − 1."""
+        d = self.contrasts.shape[0]
+        y = np.zeros((sum(block.shape[0] for block in self.scores), d))
+        start = 0
+        for block, run in zip(self.scores, self.observed_models):
+            own, _ = observed_contrasts(self.contrasts, run)
+            y[start : start + block.shape[0], : own.shape[0]] = block[:, run] @ own.T
+            start += block.shape[0]
         return {**self.data, "total": int(y.shape[0]), "y": y}
 
 
@@ -212,19 +237,84 @@ def contrast_statistics(
     blocks: list[np.ndarray], contrasts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Means ȳ_i (q × d) and scatters S_i = Σ_j (y_ij − ȳ_i)(y_ij − ȳ_i)ᵀ (q × d × d) of the
-    contrasts Y_i = X_i Cᵀ."""
-    means, scatters = [], []
-    for block in blocks:
-        y = block @ contrasts.T
+    contrasts Y_i = X_i Cᵀ.
+
+    A block with NaN columns (models not run on that data set) uses the contrasts C_i of its
+    d_i + 1 observed models (:func:`~.contrasts.observed_contrasts`): its ȳ_i and S_i fill the
+    first d_i entries and the top-left d_i × d_i block, the rest is zero."""
+    d = contrasts.shape[0]
+    means, scatters = np.zeros((len(blocks), d)), np.zeros((len(blocks), d, d))
+    for i, block in enumerate(blocks):
+        run = np.isfinite(block[0])
+        own, _ = observed_contrasts(contrasts, run)
+        m = own.shape[0]
+        y = block[:, run] @ own.T
         centred = y - y.mean(axis=0)
-        means.append(y.mean(axis=0))
-        scatters.append(centred.T @ centred)
-    return np.array(means), np.array(scatters)
+        means[i, :m] = y.mean(axis=0)
+        scatters[i, :m, :m] = centred.T @ centred
+    return means, scatters
 
 
-def _check_regular(scatters: np.ndarray, datasets: tuple[str, ...]) -> None:
-    for name, scatter in zip(datasets, scatters):
-        eigenvalues = np.linalg.eigvalsh(scatter)
+def observed_designs(contrasts: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per data set, the number d_i of its own contrasts and M_i = C_i E_i Cᵀ in the first d_i
+    rows of a d × d matrix (zeros after; the identity for a complete data set):
+    ``joint.stan``'s ``observed`` and ``design``."""
+    d = contrasts.shape[0]
+    sizes = observed.sum(axis=1) - 1
+    design = np.zeros((len(observed), d, d))
+    for i, run in enumerate(observed):
+        design[i, : sizes[i]] = observed_contrasts(contrasts, run)[1]
+    return sizes, design
+
+
+def _pad_identity(matrices: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The d × d matrices with the identity in the block beyond each data set's d_i contrasts."""
+    d = matrices.shape[-1]
+    unused = np.arange(d)[None, :] >= sizes[:, None]
+    return matrices + np.einsum("qi,ij->qij", unused, np.eye(d))
+
+
+def check_design(data: MultiCVData) -> None:
+    """Models missing on some data sets: check that the comparison is identified.
+
+    The models are linked when the graph "run together on some data set" is connected; otherwise
+    the difference between two groups is not identified under the flat prior of θ₀ (ValueError).
+    A model run on fewer than 3 data sets gets a warning: with the flat-limit priors its part of
+    Σ₀ has a posterior tail like 1/s with 2 data sets, so its pairs are very uncertain.
+    """
+    observed = data.observed
+    reached = {0}
+    frontier = [0]
+    while frontier:
+        model = frontier.pop()
+        for row in observed[observed[:, model]]:
+            for other in np.flatnonzero(row):
+                if other not in reached:
+                    reached.add(int(other))
+                    frontier.append(int(other))
+    if len(reached) < data.k:
+        linked = [data.models[a] for a in sorted(reached)]
+        others = [m for a, m in enumerate(data.models) if a not in reached]
+        raise ValueError(
+            f"The models {linked} and {others} are never run on a common data set, so the joint "
+            "model cannot compare the two groups. Add a data set on which models of both groups "
+            "were run, or compare the groups separately."
+        )
+    counts = observed.sum(axis=0)
+    few = [f"{m} ({c})" for m, c in zip(data.models, counts) if c < 3]
+    if few:
+        warnings.warn(
+            f"Models run on fewer than 3 data sets: {', '.join(few)}. The joint model's "
+            "population spread of such a model is barely identified by so few data sets (its "
+            "pairs will be very uncertain); add data sets where it was run if you can.",
+            MissingDataWarning,
+            stacklevel=3,
+        )
+
+
+def _check_regular(scatters: np.ndarray, sizes: np.ndarray, datasets: tuple[str, ...]) -> None:
+    for name, scatter, m in zip(datasets, scatters, sizes):
+        eigenvalues = np.linalg.eigvalsh(scatter[:m, :m])
         if not eigenvalues[0] > 1e-12 * max(eigenvalues[-1], np.finfo(float).tiny):
             raise ValueError(
                 f"Data set {name!r}: the models' scores are linearly dependent over the folds "
@@ -246,7 +336,8 @@ def build_joint_input(
 
     Bases: A_i = chol(S_i / ((n_i − 1) a_i)) (the sample estimate of Ω_i) and
     A₀ = chol(Cov_i(ȳ_i) + mean_i (b_i / n_i) A_i A_iᵀ) (the spread of the means, never singular);
-    with them the Cholesky parameters L_i and L₀ of ``joint.stan`` are of order 1.
+    with them the Cholesky parameters L_i and L₀ of ``joint.stan`` are of order 1
+    (:func:`population_estimate`, which also covers models missing on some data sets).
 
     Parameters
     ----------
@@ -266,22 +357,23 @@ def build_joint_input(
             f"The joint model of {data.k} models needs at least {data.k} data sets (its flat "
             f"population priors need more data sets than contrasts); got {data.q}."
         )
+    if not data.complete:
+        check_design(data)
     blocks, perturbed = perturb_ties(data, rope, rng)
     contrasts = helmert_contrasts(data.k)
     means, scatters = contrast_statistics(blocks, contrasts)
-    _check_regular(scatters, data.datasets)
+    sizes, design = observed_designs(contrasts, data.observed)
+    _check_regular(scatters, sizes, data.datasets)
     n = data.n.astype(float)
     d = data.k - 1
     if scale is None:
-        scale = float(np.mean(np.sqrt(np.trace(scatters, axis1=1, axis2=2) / ((n - 1) * d))))
+        scale = float(np.mean(np.sqrt(np.trace(scatters, axis1=1, axis2=2) / ((n - 1) * sizes))))
     elif not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive number; got {scale}.")
     means, scatters = means / scale, scatters / scale**2
     a, b = 1 - data.rho, 1 + (n - 1) * data.rho
     noise = scatters / ((n - 1) * a)[:, None, None]
-    population = np.cov(means, rowvar=False).reshape(d, d) + np.mean(
-        (b / n)[:, None, None] * noise, axis=0
-    )
+    population = population_estimate(means, (b / n)[:, None, None] * noise, design)
     switch, gamma = NU_PRIORS[prior.nu_prior]
     stan_data: dict[str, Any] = {
         "k": data.k,
@@ -289,8 +381,10 @@ def build_joint_input(
         "n": data.n.astype(int).tolist(),
         "rho": data.rho.astype(float),
         "ybar": means,
-        "scatter": scatters,
-        "noise_basis": np.linalg.cholesky(noise),
+        "scatter": _pad_identity(scatters, sizes),
+        "noise_basis": np.linalg.cholesky(_pad_identity(noise, sizes)),
+        "observed": sizes.astype(int).tolist(),
+        "design": design,
         "population_basis": np.linalg.cholesky(population),
         "nu_prior": switch,
         "nu_shape": gamma[0] if gamma else 1.0,
@@ -309,6 +403,25 @@ def build_joint_input(
         perturbed=perturbed,
         data=stan_data,
     )
+
+
+def population_estimate(means: np.ndarray, noise: np.ndarray, design: np.ndarray) -> np.ndarray:
+    """A d × d spread of the ȳ_i for the basis A₀ when models are missing (padded arrays).
+
+    With G = Σ_i M_iᵀM_i, the least-squares centre c = G⁻¹Σ_i M_iᵀȳ_i and r_i = ȳ_i − M_ic:
+    G^(−1/2) [Σ_i M_iᵀ(q/(q − 1) r_ir_iᵀ + W_i)M_i] G^(−1/2), W_i = (b_i/n_i)Ω̂_i; at M_i = I it is
+    Cov_i(ȳ_i) + mean_i W_i, the complete-data choice. Positive definite when the models are
+    linked (G nonsingular); only the sampler's parametrisation depends on it.
+    """
+    q = means.shape[0]
+    gram = np.einsum("qji,qjl->il", design, design)
+    centre = np.linalg.solve(gram, np.einsum("qji,qj->i", design, means))
+    residual = means - np.einsum("qij,j->qi", design, centre)
+    spread = q / (q - 1) * np.einsum("qi,qj->qij", residual, residual) + noise
+    total = np.einsum("qji,qjk,qkl->il", design, spread, design)
+    values, vectors = np.linalg.eigh(gram)
+    root = vectors @ np.diag(values**-0.5) @ vectors.T
+    return root @ total @ root
 
 
 def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Generator) -> list:

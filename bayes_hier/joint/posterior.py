@@ -10,8 +10,11 @@ pair of models in the original units:
 * ``mu0`` (model): the population's centred model effects Cᵀθ₀ (they sum to 0);
 * ``delta0``, ``sigma0`` (pair): location cᵀθ₀ and scale √(cᵀΣ₀c) of the Student-t population of the
   pair's difference (second − first), c = C(e_second − e_first);
-* ``mu`` (dataset, model): the data set's centred model effects Cᵀθ_i (shrinkage estimates);
-* ``sigma`` (dataset, pair): the per-fold noise sd √(cᵀΩ_ic) of the pair's difference;
+* ``mu`` (dataset, model): the data set's centred model effects Cᵀθ_i (shrinkage estimates; for a
+  model not run on the data set, the prediction from the other models' scores there and the
+  population);
+* ``sigma`` (dataset, pair): the per-fold noise sd √(c_iᵀΩ_ic_i) of the pair's difference, c_i the
+  pair's vector in the data set's own contrasts (NaN when one of the two models was not run);
 * ``nu``, ``tau`` (dataset), ``nu_alpha``, ``nu_beta``; ``theta0`` and ``Sigma0`` (contrast) for
   predictive draws.
 """
@@ -25,7 +28,7 @@ import numpy as np
 import xarray as xr
 
 from ..hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
-from .contrasts import pair_vectors
+from .contrasts import observed_pair_vectors, pair_vectors
 from .likelihood import theta_full_conditional
 from .model_input import JointModelInput
 
@@ -41,10 +44,35 @@ def _values(posterior: xr.Dataset, name: str) -> np.ndarray | None:
     return np.asarray(posterior[name].values, dtype=float)
 
 
+def theta0_centre(stan_data: dict) -> np.ndarray:
+    """The centre of θ₀'s parametrisation in ``joint.stan``: the least-squares θ of the ȳ_i,
+    (Σ_i M_iᵀM_i)⁻¹ Σ_i M_iᵀȳ_i (padded ȳ_i and M_i), the mean of the ȳ_i when every model was
+    run everywhere (M_i = I)."""
+    design = np.asarray(stan_data["design"], float)
+    ybar = np.asarray(stan_data["ybar"], float)
+    gram = np.einsum("qji,qjl->il", design, design)
+    return np.linalg.solve(gram, np.einsum("qji,qj->i", design, ybar))
+
+
 def theta0_from_raw(stan_data: dict, theta0_raw: np.ndarray) -> np.ndarray:
-    """θ₀ = mean_i ȳ_i + A₀ θ₀_raw, the map of ``joint.stan`` (θ₀_raw of shape (..., d))."""
-    centre = np.asarray(stan_data["ybar"], float).mean(axis=0)
+    """θ₀ = centre + A₀ θ₀_raw, the map of ``joint.stan`` (θ₀_raw of shape (..., d);
+    :func:`theta0_centre`)."""
+    centre = theta0_centre(stan_data)
     return centre + np.einsum("ij,...j->...i", stan_data["population_basis"], theta0_raw)
+
+
+def observed_noise_cov(stan_data: dict, noise_factor: np.ndarray) -> np.ndarray:
+    """Ω_i = (A_iL_i)(A_iL_i)ᵀ of the observed contrasts, padded block-diagonally with I.
+
+    A data set with d_i < d observed contrasts uses the top-left d_i × d_i block of its padded
+    factor only (``joint.stan``); the rest is replaced by the identity so that the padded Ω_i
+    works in :func:`~.likelihood.theta_full_conditional`. ``noise_factor``: (..., q, d, d).
+    """
+    noise_cov = _factor_product(stan_data["noise_basis"], noise_factor)
+    d = noise_cov.shape[-1]
+    used = np.arange(d)[None, :] < np.asarray(stan_data["observed"])[:, None]  # (q, d)
+    both = used[:, :, None] & used[:, None, :]
+    return np.where(both, noise_cov, np.eye(d))
 
 
 def _factor_product(basis: np.ndarray, factor: np.ndarray) -> np.ndarray:
@@ -64,11 +92,12 @@ def _draw_thetas(
     """One draw of every θ_i from its full conditional per posterior draw, chain by chain."""
     data = model_input.data
     n, rho, ybar = np.asarray(data["n"], float), data["rho"], np.asarray(data["ybar"])
+    design = None if model_input.complete else np.asarray(data["design"], float)
     thetas = np.empty(inverse_tau.shape + theta0.shape[-1:])
     for chain in range(theta0.shape[0]):
         prior_cov = population_cov[chain][:, None] * inverse_tau[chain][..., None, None]
         mean, cov = theta_full_conditional(
-            n, rho, ybar, theta0[chain][:, None], prior_cov, noise_cov[chain]
+            n, rho, ybar, theta0[chain][:, None], prior_cov, noise_cov[chain], design
         )
         jitter = 1e-12 * np.trace(cov, axis1=-2, axis2=-1)[..., None, None] * np.eye(cov.shape[-1])
         root = np.linalg.cholesky(cov + jitter)
@@ -92,7 +121,7 @@ def complete_posterior(
     population_cov = _factor_product(
         data["population_basis"], _values(posterior, "population_factor")
     )
-    noise_cov = _factor_product(data["noise_basis"], _values(posterior, "noise_factor"))
+    noise_cov = observed_noise_cov(data, _values(posterior, "noise_factor"))
     chains, draws = theta0.shape[:2]
     variables: dict[str, xr.DataArray] = {}
     inverse_tau = np.ones((chains, draws, data["q"]))
@@ -112,7 +141,9 @@ def complete_posterior(
         variables["tau"] = xr.DataArray(tau, dims=("chain", "draw", "dataset"))
     thetas = _draw_thetas(model_input, theta0, population_cov, inverse_tau, noise_cov, rng)
     pairs = pair_labels(models)
-    vectors = pair_vectors(contrasts, [(models.index(a), models.index(b)) for a, b in pairs])
+    indices = [(models.index(a), models.index(b)) for a, b in pairs]
+    vectors = pair_vectors(contrasts, indices)
+    observed_vectors = observed_pair_vectors(contrasts, model_input.observed_models, indices)
     quadratic = "pj,...jl,pl->...p"
     model_level = {
         "mu0": (scale * theta0 @ contrasts, ("chain", "draw", "model")),
@@ -123,7 +154,10 @@ def complete_posterior(
         ),
         "mu": (scale * thetas @ contrasts, ("chain", "draw", "dataset", "model")),
         "sigma": (
-            scale * np.sqrt(np.einsum(quadratic, vectors, noise_cov, vectors)),
+            scale
+            * np.sqrt(
+                np.einsum("ipj,...ijl,ipl->...ip", observed_vectors, noise_cov, observed_vectors)
+            ),
             ("chain", "draw", "dataset", "pair"),
         ),
         "theta0": (scale * theta0, ("chain", "draw", "contrast")),

@@ -69,26 +69,35 @@ def pair_result(
     settings: dict[str, Any],
     hdi_prob: float,
 ) -> JointPairResult:
-    """The :class:`JointPairResult` of ``pair`` = (first, second) from the joint posterior."""
+    """The :class:`JointPairResult` of ``pair`` = (first, second) from the joint posterior.
+
+    Its data (``cv``, the per-data-set draws δ_i and σ_i) are those of the data sets on which both
+    models were run (:func:`pair_datasets`); the population quantities use every data set.
+    """
     first, second = pair
     a, b = data.models.index(first), data.models.index(second)
     posterior = idata.posterior
     label = f"{second} - {first}"
+    both = pair_datasets(data, pair)
+    per_set = {"dataset": list(both)}
     variables = {
         "delta0": posterior["delta0"].sel(pair=label, drop=True),
         "sigma0": posterior["sigma0"].sel(pair=label, drop=True),
-        "delta": posterior["mu"].sel(model=second, drop=True)
-        - posterior["mu"].sel(model=first, drop=True),
-        "sigma": posterior["sigma"].sel(pair=label, drop=True),
+        "delta": (
+            posterior["mu"].sel(model=second, drop=True)
+            - posterior["mu"].sel(model=first, drop=True)
+        ).sel(per_set),
+        "sigma": posterior["sigma"].sel(pair=label, drop=True).sel(per_set),
     }
     if "nu" in posterior:
         variables["nu"] = posterior["nu"]
     view = az.InferenceData(posterior=xr.Dataset(variables), sample_stats=idata.sample_stats)
+    rows = [data.datasets.index(name) for name in both]
     cv = CVData(
-        [block[:, b] - block[:, a] for block in data.scores],
-        runs=data.runs,
-        rho=data.rho,
-        datasets=data.datasets,
+        [data.scores[i][:, b] - data.scores[i][:, a] for i in rows],
+        runs=data.runs[rows],
+        rho=data.rho[rows],
+        datasets=both,
         names=pair,
         higher_is_better=data.higher_is_better,
     )
@@ -102,6 +111,13 @@ def pair_result(
         settings={**settings, "models": data.k},
         hdi_prob=hdi_prob,
     )
+
+
+def pair_datasets(data: MultiCVData, pair: tuple[str, str]) -> tuple[str, ...]:
+    """The data sets on which both models of ``pair`` were run, in order."""
+    a, b = data.models.index(pair[0]), data.models.index(pair[1])
+    observed = data.observed
+    return tuple(name for i, name in enumerate(data.datasets) if observed[i, a] and observed[i, b])
 
 
 class JointResult(ManyModelResult):
@@ -265,9 +281,14 @@ class JointResult(ManyModelResult):
     def per_dataset(self) -> pd.DataFrame:
         """Per data set and model: the observed centred mean score (the MLE of the effect), its
         shrinkage estimate E[μ_ia | data] and HDI (original units). μ_ia is the model's mean
-        score minus the mean over models on that data set."""
+        score minus the mean over models on that data set. On a data set where some models were
+        not run, ``run`` is False for them, their ``mle`` is NaN, the others' ``mle`` is centred
+        over the models run there, and ``shrunk`` is the model's effect predicted from the
+        scores of the models run there and the population."""
         mu = self._stacked("mu")
-        observed = self.data.means - self.data.means.mean(axis=1, keepdims=True)
+        run = self.data.observed
+        means = self.data.means
+        observed = means - np.nanmean(means, axis=1, keepdims=True)
         rows = []
         for i, dataset in enumerate(self.data.datasets):
             for a, model in enumerate(self.models):
@@ -276,6 +297,7 @@ class JointResult(ManyModelResult):
                     {
                         "dataset": dataset,
                         "model": model,
+                        "run": bool(run[i, a]),
                         "mle": float(observed[i, a]),
                         "shrunk": float(mu[:, i, a].mean()),
                         "hdi_low": low,
@@ -334,6 +356,10 @@ class JointResult(ManyModelResult):
             f"{d['min_ess_tail']:.0f}, tree-depth hits {d['max_treedepth_hits']}, min E-BFMI "
             f"{d['min_ebfmi']:.2f}" + (" [WARNINGS]" if self.problems else "")
         )
+        if not self.data.complete:
+            counts = self.data.observed.sum(axis=0)
+            lacking = [f"{m} ({c})" for m, c in zip(self.models, counts) if c < self.data.q]
+            lines.append(f"Models run on only some data sets (how many): {', '.join(lacking)}")
         if self.model_input.perturbed:
             lines.append(f"Perturbed ties: {', '.join(self.model_input.perturbed)}")
         return "\n".join(lines)
@@ -374,6 +400,7 @@ __all__ = [
     "NEXT_DRAWS_PER_POSTERIOR_DRAW",
     "JointPairResult",
     "JointResult",
+    "pair_datasets",
     "pair_labels",
     "pair_result",
 ]

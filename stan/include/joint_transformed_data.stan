@@ -4,7 +4,35 @@
   vector[q] n_real = to_vector(n);
   vector[q] a = 1 - rho;                           // eigenvalue of R_i off 1
   vector[q] b = 1 + (n_real - 1) .* rho;           // eigenvalue of R_i on 1
-  vector[d] ybar_mean = rep_vector(0, d);          // centre of theta0's parametrisation
+  // data sets with every model (the original code path) and with some model missing
+  int incomplete_count = 0;
   for (i in 1:q) {
-    ybar_mean += ybar[i] / q;
+    incomplete_count += observed[i] < d;
+  }
+  array[q - incomplete_count] int complete_sets;
+  array[incomplete_count] int incomplete_sets;
+  {
+    int c = 0;
+    int m = 0;
+    for (i in 1:q) {
+      if (observed[i] == d) {
+        c += 1;
+        complete_sets[c] = i;
+      } else {
+        m += 1;
+        incomplete_sets[m] = i;
+      }
+    }
+  }
+  // centre of theta0's parametrisation: the least-squares theta of the ybar_i,
+  // (sum_i M_i' M_i)^-1 sum_i M_i' ybar_i (the mean of the ybar_i when every M_i = I)
+  vector[d] ybar_mean;
+  {
+    matrix[d, d] gram = rep_matrix(0, d, d);
+    vector[d] moment = rep_vector(0, d);
+    for (i in 1:q) {
+      gram += crossprod(design[i]);
+      moment += design[i]' * ybar[i];
+    }
+    ybar_mean = mdivide_left_spd(gram, moment);
   }
