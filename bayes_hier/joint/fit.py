@@ -20,6 +20,7 @@ from ..stan_programs import load_program
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior, build_joint_input, initial_values
 from .posterior import complete_posterior, pair_labels
+from .propriety import check_enough_datasets
 from .result import JointResult, pair_datasets, pair_result
 
 #: Variables checked by the diagnostics: every reported quantity (per pair, model, data set).
@@ -130,6 +131,7 @@ def joint_test(
         else model_scores(data, models=models, columns=columns, runs=runs)
     )
     cv = MultiCVData.from_scores(scores, rho=rho, higher_is_better=higher_is_better)
+    check_enough_datasets(cv.q, cv.k)
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
     prior = JointPrior(
