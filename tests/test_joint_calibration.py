@@ -147,17 +147,17 @@ def test_posterior_and_truth_quantities_agree_on_the_same_values():
 def test_the_config_refuses_what_it_cannot_rank():
     with pytest.raises(ValueError, match="k = 3 models"):
         JointSBCConfig(k=4)
-    with pytest.raises(ValueError, match="thinned=700 exceeds the 600"):
-        JointSBCConfig(thinned=700)
+    with pytest.raises(ValueError, match="thinned=301 exceeds the 300 posterior draws"):
+        JointSBCConfig(thinned=301)
 
 
 # ------------------------------------------------------------------------------ Stan
 @pytest.mark.stan
 def test_a_small_sbc_of_the_joint_model_is_uniform(engine, tmp_path):
-    """30 replicates at k = 3, q = 10, n = 10 with short chains (2 × 100 draws after 100 warm-up,
-    thinned to L = 19): none of the 8 ranked quantities fails the chi-square (5 bins) or the ECDF test at
-    0.001 / 16 (Bonferroni: a calibrated model fails with probability ≤ 0.001); the report,
-    CSVs and figures are written."""
+    """30 replicates at k = 3, q = 10, n = 10 with short chains (2 × 100 draws after 100
+    warm-up, thinned to L = 19): none of the 8 ranked quantities fails the chi-square (5 bins) or
+    the ECDF test at 0.001 / 16 (Bonferroni: a calibrated model fails with probability
+    ≤ 0.001); the report, CSVs and figures are written."""
     config = replace(CONFIG, warmup=100, draws=100, thinned=19, engine=engine.name)
     path = run_joint_calibration(config, 30, jobs=1, out=tmp_path, progress=False, bins=5)
     table = pd.read_csv(tmp_path / "joint_sbc_uniformity.csv")

@@ -29,15 +29,14 @@ import numpy as np
 import pandas as pd
 
 from ..diagnostics import compute_diagnostics
-from ..engines import SamplerSettings, get_engine
+from ..engines import get_engine
 from ..joint.contrasts import helmert_contrasts, pair_vectors
 from ..joint.fit import DIAGNOSED, run_joint_fit
 from ..joint.model_input import CalibrationPrior, JointPrior, build_joint_input, initial_values
 from ..rope import Rope
 from ..seeding import derive_seed
 from .joint_simulate import SimulatedScores, simulate_joint
-from .ranks import rank_of, thin
-from .sbc import bulk_ess
+from .sbc import rank_columns, replicate_settings
 
 JOINT_PARAMETERS = (
     "theta0_1",
@@ -201,14 +200,8 @@ def run_joint_replicate(rep: int, config: JointSBCConfig) -> dict[str, Any]:
     )
     if model_input.perturbed:
         raise ValueError("A simulated data set has tied models; the calibration cannot use it.")
-    settings = SamplerSettings(
-        chains=config.chains,
-        draws=config.draws,
-        warmup=config.warmup,
-        seed=int(stan.generate_state(1)[0] % 2**31),
-        inits=initial_values(model_input, config.chains, np.random.default_rng(inits)),
-        max_treedepth=config.max_treedepth,
-        adapt_delta=config.adapt_delta,
+    settings = replicate_settings(
+        config, stan, initial_values(model_input, config.chains, np.random.default_rng(inits))
     )
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -223,8 +216,6 @@ def run_joint_replicate(rep: int, config: JointSBCConfig) -> dict[str, Any]:
         diagnostics = compute_diagnostics(idata, DIAGNOSED, config.max_treedepth)
     seconds = time.perf_counter() - start
     draws = posterior_quantities(idata.posterior, model_input.contrasts)
-    truth = truth_quantities(simulated)
-    tie_rng = np.random.default_rng(ties)
     row: dict[str, Any] = {
         "setting": config.label,
         "rep": rep,
@@ -234,10 +225,8 @@ def run_joint_replicate(rep: int, config: JointSBCConfig) -> dict[str, Any]:
         "min_ebfmi": float(diagnostics["min_ebfmi"]),
         "max_treedepth_hits": int(diagnostics["max_treedepth_hits"]),
     }
-    for name in JOINT_PARAMETERS:
-        row[f"rank_{name}"] = rank_of(truth[name], thin(draws[name], config.thinned), tie_rng)
-        row[f"ess_{name}"] = bulk_ess(draws[name])
-        row[f"true_{name}"] = truth[name]
+    truth = truth_quantities(simulated)
+    row.update(rank_columns(truth, draws, config.thinned, np.random.default_rng(ties)))
     return row
 
 

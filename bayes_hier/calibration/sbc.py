@@ -103,6 +103,37 @@ def _truth_value(truth: dict[str, Any], name: str) -> float:
     return float(truth[base][int(index)])
 
 
+def replicate_settings(
+    config: Any, stream: np.random.SeedSequence, inits: list, **extra: Any
+) -> SamplerSettings:
+    """NUTS settings of one replicate: the chains, lengths, adapt_delta and tree depth of
+    ``config`` (an SBC configuration), a Stan seed from ``stream`` and the given inits."""
+    return SamplerSettings(
+        chains=config.chains,
+        draws=config.draws,
+        warmup=config.warmup,
+        seed=int(stream.generate_state(1)[0] % 2**31),
+        inits=inits,
+        max_treedepth=config.max_treedepth,
+        adapt_delta=config.adapt_delta,
+        **extra,
+    )
+
+
+def rank_columns(
+    truth: dict[str, float], draws: dict[str, np.ndarray], thinned: int, rng: np.random.Generator
+) -> dict[str, Any]:
+    """``rank_<name>`` (rank of the true value among the draws thinned to L = ``thinned``),
+    ``ess_<name>`` (bulk ESS of all the draws) and ``true_<name>`` for every name of ``truth``;
+    ``draws`` holds each quantity's (chain, draw) array."""
+    row: dict[str, Any] = {}
+    for name, value in truth.items():
+        row[f"rank_{name}"] = rank_of(value, thin(draws[name], thinned), rng)
+        row[f"ess_{name}"] = bulk_ess(draws[name])
+        row[f"true_{name}"] = value
+    return row
+
+
 def bulk_ess(draws: np.ndarray) -> float:
     """Bulk effective sample size (arviz) of one quantity's (chain, draw) or (draw,) array."""
     return float(az.ess(az.convert_to_dataset(draws[None] if draws.ndim == 1 else draws)).x)
@@ -121,14 +152,10 @@ def run_replicate(setting: SBCSetting, rep: int, config: SBCConfig) -> dict[str,
     simulated = simulate(prior, setting.q, setting.n, np.random.default_rng(simulation), config.rho)
     model_input = calibration_model_input(prior, simulated, config.fit_rho)
     datasets = [f"d{i}" for i in range(setting.q)]
-    settings = SamplerSettings(
-        chains=config.chains,
-        draws=config.draws,
-        warmup=config.warmup,
-        seed=int(stan.generate_state(1)[0] % 2**31),
-        inits=initial_values(model_input, config.chains, np.random.default_rng(inits)),
-        max_treedepth=config.max_treedepth,
-        adapt_delta=config.adapt_delta,
+    settings = replicate_settings(
+        config,
+        stan,
+        initial_values(model_input, config.chains, np.random.default_rng(inits)),
         coords={"dataset": datasets},
         dims={"sigma": ["dataset"], "tau_raw": ["dataset"]},
     )
@@ -143,7 +170,6 @@ def run_replicate(setting: SBCSetting, rep: int, config: SBCConfig) -> dict[str,
         )
         diagnostics = compute_diagnostics(idata, DIAGNOSED, config.max_treedepth)
     seconds = time.perf_counter() - start
-    tie_rng = np.random.default_rng(ties)
     row: dict[str, Any] = {
         "nu_prior": setting.nu_prior,
         "q": setting.q,
@@ -153,12 +179,9 @@ def run_replicate(setting: SBCSetting, rep: int, config: SBCConfig) -> dict[str,
         "divergences": int(diagnostics["divergences"]),
         "max_rhat": float(diagnostics["max_rhat"]),
     }
-    for name in PARAMETERS:
-        draws = _parameter_draws(idata.posterior, name)
-        truth = _truth_value(simulated.truth, name)
-        row[f"rank_{name}"] = rank_of(truth, thin(draws, config.thinned), tie_rng)
-        row[f"ess_{name}"] = bulk_ess(draws)
-        row[f"true_{name}"] = truth
+    draws = {name: _parameter_draws(idata.posterior, name) for name in PARAMETERS}
+    truth = {name: _truth_value(simulated.truth, name) for name in PARAMETERS}
+    row.update(rank_columns(truth, draws, config.thinned, np.random.default_rng(ties)))
     return row
 
 
