@@ -45,7 +45,7 @@ from bayes_hier.stan_programs import load_program
 from benchmarks.baycomp_env import baycomp_hierarchical, baycomp_python
 from benchmarks.breakdown import breakdown_lines
 from benchmarks.diagnostics import diagnostics_benchmark
-from benchmarks.measure import Stopwatch, machine, now
+from benchmarks.measure import Stopwatch, load_average, machine, now
 from benchmarks.memory import memory_benchmark
 from benchmarks.robustness import robustness_benchmark
 from benchmarks.scale import scale_benchmark
@@ -185,6 +185,8 @@ def section_closed_form(engine, repeats: int) -> list[str]:
         "## Closed-form likelihood against the matrix program (1 chain, 200 + 200 "
         "iterations, same seed and inits)",
         "",
+        f"Measured {now()}, medians of {repeats} fits; load at the start {load_average():.1f}.",
+        "",
         "| q | n | closed form (s) | matrix (s) | ratio |",
         "|---|---|---|---|---|",
     ]
@@ -205,6 +207,8 @@ def section_scaling_q(engine, repeats: int) -> list[str]:
     lines = [
         "## Fit time against the number of data sets (n = 100 folds, 4 x 1000 draws)",
         "",
+        f"Measured {now()}, medians of {repeats} fits; load at the start {load_average():.1f}.",
+        "",
         "| q | seconds | seconds per data set | leapfrog steps per draw |",
         "|---|---|---|---|",
     ]
@@ -219,6 +223,8 @@ def section_scaling_n(engine, repeats: int) -> list[str]:
     """3b. Fit time against the number of folds."""
     lines = [
         "## Fit time against the number of folds (q = 54, 4 x 1000 draws)",
+        "",
+        f"Measured {now()}, medians of {repeats} fits; load at the start {load_average():.1f}.",
         "",
         "| n | seconds | leapfrog steps per draw |",
         "|---|---|---|",
