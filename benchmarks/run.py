@@ -306,7 +306,11 @@ def section_phases(engine, repeats: int) -> list[str]:
         "nbc vs hnb, pystan, 4 chains x 1000 draws after 1000 warm-up, adapt_delta 0.9, seed 11; "
         f"steps summed over the chains. Load {watch.load_start:.1f} -> {watch.load_end:.1f}.",
         "",
-        *speed.table({"hierarchical.stan": profile}),
+        *speed.phase_table({"hierarchical.stan": profile}),
+        "",
+        f"* sampling: {profile['steps per draw']:.1f} leapfrog steps per draw, step size "
+        f"{profile['step size']:.3f}; chains' wall time {profile['seconds']:.1f} s, CPU "
+        f"{profile['cpu seconds']:.1f} s.",
         "",
     ]
 
