@@ -63,7 +63,7 @@ class CalibrationPrior:
     The default priors of ``joint.stan`` (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and every Ω_i) cannot be
     drawn from. With a ``CalibrationPrior`` (``build_joint_input(..., calibration=...)``) the
     programs use instead, in the model's rescaled units (scores divided by
-    :attr:`JointModelInput.scale`; pass ``scale=`` to :func:`build_joint_input` to fix the unit):
+    ``JointModelInput.scale``; pass ``scale=`` to :func:`build_joint_input` to fix the unit):
 
         θ₀ ~ N(0, theta0_sd² I),  Σ₀ ~ InvWishart(population_df, population_scale),
         Ω_i ~ InvWishart(noise_df, noise_scale)  (every data set)
@@ -346,7 +346,7 @@ def build_joint_input(
         spread.
     scale
         The unit of the model (scores and rope are divided by it). Default: the data-based
-        :attr:`JointModelInput.scale`. A fixed value (e.g. 1.0) keeps the model's units known in
+        ``JointModelInput.scale``. A fixed value (e.g. 1.0) keeps the model's units known in
         advance, as simulation-based calibration needs.
     calibration
         Proper priors replacing the default improper ones (:class:`CalibrationPrior`), stated in

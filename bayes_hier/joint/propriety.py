@@ -1,12 +1,12 @@
 """How many data sets the joint model needs for a proper posterior.
 
-The joint model's population covariance has the improper prior p(Σ₀) ∝ |Σ₀|^(-1/2) on the
+The joint model's population covariance has the improper prior p(Σ₀) ∝ det(Σ₀)^(-1/2) on the
 d = k − 1 dimensional contrasts, and the population mean θ₀ is flat. Where Σ₀ is large against
 the data sets' noise, the q contrast means ȳ_i look like draws from N(θ₀, Σ₀); integrating θ₀
-out leaves the likelihood |Σ₀|^(-(q-1)/2) exp(−tr(Σ₀⁻¹ S)/2), with S the scatter of the ȳ_i about
-their mean. Times the prior, the posterior of Σ₀ behaves like the inverse-Wishart kernel
+out leaves the likelihood det(Σ₀)^(-(q-1)/2) exp(−tr(Σ₀⁻¹ S)/2), with S the scatter of the ȳ_i about
+their mean. Times the prior, the posterior of Σ₀ behaves like the inverse-Wishart kernel::
 
-    |Σ₀|^(-(m + d + 1)/2) exp(−tr(Σ₀⁻¹ S)/2),    m + d + 1 = q,
+    det(Σ₀)^(-(m + d + 1)/2) exp(−tr(Σ₀⁻¹ S)/2),    m + d + 1 = q,
 
 which has a finite integral over the positive definite matrices only when m > d − 1 and S has
 full rank, that is when q ≥ 2d + 1 = 2k − 1. With fewer data sets the posterior is improper:
