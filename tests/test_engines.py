@@ -441,3 +441,29 @@ def test_pystan_fit_leaves_the_temporary_folder_as_found(engine, tmp_path, monke
     monkeypatch.setattr(tempfile, "tempdir", str(fresh))
     _small_fit(engine)
     assert os.listdir(fresh) == []
+
+
+def test_stanc_gets_minutes_not_httpstans_one_second(monkeypatch):
+    """httpstan runs stanc with timeout=1, which a loaded machine exceeds; compilations run
+    inside patient_stanc(), where the translation gets STANC_TIMEOUT seconds."""
+    import subprocess
+
+    import httpstan.compile
+
+    from bayes_hier.engines._httpstan import STANC_TIMEOUT, patient_stanc
+
+    timeouts = []
+    real_run = subprocess.run
+
+    def recording_run(*arguments, **keywords):
+        timeouts.append(keywords.get("timeout"))
+        return real_run(*arguments, **keywords)
+
+    monkeypatch.setattr(subprocess, "run", recording_run)
+    program = "parameters { real x; } model { x ~ normal(0, 1); }"
+    with patient_stanc():
+        code, _ = httpstan.compile.compile(program, "patient_model")
+    httpstan.compile.compile(program, "hasty_model")
+    assert "patient_model" in code
+    assert timeouts == [STANC_TIMEOUT, 1]
+    assert httpstan.compile.subprocess is subprocess

@@ -32,6 +32,7 @@ import concurrent.futures
 import contextlib
 import multiprocessing
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -79,6 +80,36 @@ class _RecordingTempfile:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(tempfile, name)
+
+
+#: Seconds ``stanc`` may take when httpstan translates a program (httpstan allows 1 second, which
+#: a loaded machine exceeds: the compilation then fails with ``TimeoutExpired``).
+STANC_TIMEOUT = 600.0
+
+
+class _PatientSubprocess:
+    """Stands in for the :mod:`subprocess` module in ``httpstan.compile``: ``run`` gets at least
+    :data:`STANC_TIMEOUT` seconds."""
+
+    def run(self, *arguments: Any, **keywords: Any) -> subprocess.CompletedProcess:
+        keywords["timeout"] = max(keywords.get("timeout") or 0.0, STANC_TIMEOUT)
+        return subprocess.run(*arguments, **keywords)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+
+@contextlib.contextmanager
+def patient_stanc() -> Iterator[None]:
+    """During the block, httpstan's call of ``stanc`` may take :data:`STANC_TIMEOUT` seconds."""
+    import httpstan.compile
+
+    original = httpstan.compile.subprocess
+    httpstan.compile.subprocess = _PatientSubprocess()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        httpstan.compile.subprocess = original
 
 
 @contextlib.contextmanager

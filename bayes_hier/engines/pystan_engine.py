@@ -30,6 +30,7 @@ from . import _httpstan_cache
 from ._cache import writable_directory
 from ._httpstan import (
     httpstan_fit_scope,
+    patient_stanc,
     pool_is_broken,
     replace_broken_pool,
     run_in_stan_thread,
@@ -149,7 +150,8 @@ class PyStanEngine(Engine):
         )
         with _captured_file_descriptors() as log:
             try:
-                run_in_stan_thread(lambda: asyncio.run(self._compile(program.code)))
+                with patient_stanc():
+                    run_in_stan_thread(lambda: asyncio.run(self._compile(program.code)))
             except Exception as error:
                 raise EngineError(
                     f"Compiling {program.name!r} failed: {error}\nCompiler output (tail):\n"
