@@ -386,3 +386,13 @@ def test_compare_dispatches_method_joint_to_the_joint_model():
     )
     with pytest.raises(ValueError, match="control= is for pairwise methods"):
         compare(frame, rope=0.01, method="joint", control="a")
+
+
+def test_fewer_folds_than_models_is_a_clear_error():
+    """4 models on 3 folds: the 3 x 3 covariance of the differences has no estimate there (its
+    scatter has rank 2); the message names the data set and the fix, not a linear dependence."""
+    blocks = _blocks(k=4, sizes=(8, 3, 7, 9, 6, 8, 7), seed=1)
+    with pytest.raises(ValueError, match=r"'set 1' has 3 .* for 4 models.*pairwise methods"):
+        build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)
+    blocks[1] = _blocks(k=4, sizes=(4,), seed=2)[0]
+    assert build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)

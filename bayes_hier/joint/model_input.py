@@ -312,8 +312,18 @@ def check_design(data: MultiCVData) -> None:
         )
 
 
-def _check_regular(scatters: np.ndarray, sizes: np.ndarray, datasets: tuple[str, ...]) -> None:
-    for name, scatter, m in zip(datasets, scatters, sizes):
+def _check_regular(
+    scatters: np.ndarray, sizes: np.ndarray, n: np.ndarray, datasets: tuple[str, ...]
+) -> None:
+    for name, scatter, m, folds in zip(datasets, scatters, sizes, n):
+        if folds < m + 1:
+            raise ValueError(
+                f"Data set {name!r} has {int(folds)} cross-validation results per model for "
+                f"{int(m) + 1} models: the joint model estimates the covariance of the models' "
+                f"{int(m)} differences on each data set from its folds, which needs at least as "
+                "many results as models. Use more folds or runs, compare fewer models at once, "
+                "or use the pairwise methods (compare(..., method='hierarchical'))."
+            )
         eigenvalues = np.linalg.eigvalsh(scatter[:m, :m])
         if not eigenvalues[0] > 1e-12 * max(eigenvalues[-1], np.finfo(float).tiny):
             raise ValueError(
@@ -363,7 +373,7 @@ def build_joint_input(
     contrasts = helmert_contrasts(data.k)
     means, scatters = contrast_statistics(blocks, contrasts)
     sizes, design = observed_designs(contrasts, data.observed)
-    _check_regular(scatters, sizes, data.datasets)
+    _check_regular(scatters, sizes, data.n, data.datasets)
     n = data.n.astype(float)
     d = data.k - 1
     if scale is None:
