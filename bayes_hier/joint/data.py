@@ -18,6 +18,12 @@ import numpy as np
 from ..compare.tidy import KEYS, MissingDataWarning, ModelScores
 
 
+def observed_in(blocks: Sequence[np.ndarray]) -> np.ndarray:
+    """Whether model a was run on data set i, shape (q, k): the blocks' columns that are not NaN
+    (a missing model's whole column is NaN)."""
+    return np.array([np.isfinite(block[0]) for block in blocks])
+
+
 @dataclass(frozen=True)
 class MultiCVData:
     """Paired cross-validation scores of k models on q data sets.
@@ -88,7 +94,7 @@ class MultiCVData:
     @property
     def observed(self) -> np.ndarray:
         """Whether model a was run on data set i, shape (q, k) (its column is not NaN)."""
-        return np.array([np.isfinite(block[0]) for block in self.scores])
+        return observed_in(self.scores)
 
     @property
     def complete(self) -> bool:

@@ -22,7 +22,7 @@ from ..data import CVData
 from ..hierarchical.model_input import NU_PRIORS, check_nu_prior, perturb_constant
 from ..rope import Rope
 from .contrasts import helmert_contrasts, observed_contrasts
-from .data import MultiCVData
+from .data import MultiCVData, observed_in
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class JointModelInput:
     @property
     def observed_models(self) -> np.ndarray:
         """Whether model a was run on data set i (q × k booleans)."""
-        return np.array([np.isfinite(block[0]) for block in self.scores])
+        return observed_in(self.scores)
 
     @property
     def complete(self) -> bool:
