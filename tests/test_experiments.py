@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -130,6 +131,20 @@ def test_report_writer(tmp_path):
         assert expected in text
     assert "base_seed = " in text and "Base seed" in text
     assert markdown_table(table).count("\n") == 3
+    assert "Summed run time" not in text  # no repetitions were timed
+
+
+def test_report_states_the_summed_run_time_of_all_repetitions(tmp_path):
+    outputs = [
+        ExperimentOutput("e1", "E1", "d", seconds=10.0, task_seconds=1200.0),
+        ExperimentOutput("e2", "E2", "d", seconds=5.0, task_seconds=600.0),
+    ]
+    text = write_report(
+        tmp_path, outputs, Settings.tiny(), engine="pystan", seconds=15.0, jobs=2
+    ).read_text()
+    assert "| e1 | E1 | 10 | 1200 |" in text
+    assert "all repetitions" in text and ": 1800 s;" in text
+    assert "about 15.0 min of wall time" in text  # 1800 s / 2 jobs
 
 
 # ------------------------------------------------------------------------------ Stan
@@ -239,6 +254,11 @@ def always_kill_on_one(index: int) -> int:
     return index * index
 
 
+def sleep_for(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
 class InterruptAfter(Checkpoints):
     """Checkpoints that raise KeyboardInterrupt (as Ctrl-C would) after ``limit`` saves."""
 
@@ -246,8 +266,8 @@ class InterruptAfter(Checkpoints):
         super().__init__(folder)
         self.limit = limit
 
-    def save(self, function, task, result):
-        super().save(function, task, result)
+    def save(self, function, task, result, seconds=0.0):
+        super().save(function, task, result, seconds)
         self.limit -= 1
         if self.limit == 0:
             raise KeyboardInterrupt
@@ -276,6 +296,41 @@ def test_checkpoints_round_trip_and_unreadable_files(tmp_path):
     assert len(store) == 1 and not list(store.folder.glob(".partial-*"))
     store.path(seeded_draw, task).write_bytes(b"\x80truncated")  # a torn file is recomputed
     assert store.load(seeded_draw, task) == (False, None)
+    bare = pickle.dumps(value)  # a result without its run time (an older layout) is recomputed
+    store.path(seeded_draw, task).write_bytes(bare)
+    assert store.load(seeded_draw, task) == (False, None)
+
+
+def test_checkpoint_salt_separates_results_of_different_programs(tmp_path):
+    task = ("a", Settings.tiny())
+    assert task_digest(seeded_draw, task) == task_digest(seeded_draw, task, "")
+    assert task_digest(seeded_draw, task, "program-1") != task_digest(seeded_draw, task)
+    first = Checkpoints(tmp_path / "c", salt="program-1")
+    first.save(seeded_draw, task, 1, seconds=2.5)
+    assert Checkpoints(tmp_path / "c", salt="program-2").load(seeded_draw, task) == (False, None)
+    assert Checkpoints(tmp_path / "c", salt="program-1").load(seeded_draw, task) == (True, 1)
+
+
+def test_experiment_checkpoints_are_salted_with_the_stan_program(tmp_path):
+    from bayes_hier.experiments.runner import checkpoints
+    from bayes_hier.stan_programs import load_program
+
+    store = checkpoints(tmp_path, "e2")
+    assert store.salt == load_program("hierarchical").digest
+    assert store.folder == tmp_path / "checkpoints" / "e2"
+
+
+def test_task_seconds_sum_the_run_times_of_computed_and_reused_tasks(tmp_path):
+    tasks = [(0.05,), (0.15,)]
+    store = Checkpoints(tmp_path / "c")
+    assert run_tasks(InlineExecutor(), sleep_for, tasks, "t", False, checkpoints=store) == [
+        0.05,
+        0.15,
+    ]
+    assert 0.2 <= store.task_seconds < 0.2 + 0.5  # each timed where it ran
+    reused = Checkpoints(tmp_path / "c")
+    run_tasks(InlineExecutor(), sleep_for, tasks, "t", False, checkpoints=reused)
+    assert reused.task_seconds == pytest.approx(store.task_seconds)  # read back, not re-timed
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -291,7 +346,7 @@ def test_interrupted_tasks_resume_with_identical_results(tmp_path, jobs):
     calls = []
     store = Checkpoints(tmp_path / "c")
     original_save = store.save
-    store.save = lambda f, t, r: (calls.append(t[0]), original_save(f, t, r))
+    store.save = lambda f, t, r, s: (calls.append(t[0]), original_save(f, t, r, s))
     with make_executor(jobs) as executor:
         resumed = run_tasks(executor, seeded_draw, tasks, "t", progress=False, checkpoints=store)
     assert len(calls) == 4 and len(store) == 6  # only the missing four ran
@@ -389,8 +444,8 @@ def test_interrupted_experiment_resumes_to_the_uninterrupted_numbers(tmp_path, m
     original = Checkpoints.save
     saves = []
 
-    def interrupting_save(self, function, task, result):
-        original(self, function, task, result)
+    def interrupting_save(self, function, task, result, seconds=0.0):
+        original(self, function, task, result, seconds)
         saves.append(task)
         if len(saves) == 1:
             raise KeyboardInterrupt

@@ -3,11 +3,15 @@
 Every repetition of an experiment is a task ``function(*task)`` whose numbers depend only on its
 arguments (each repetition draws from its own seed, :func:`~.runner.repetition_seeds`). Its
 result is written to ``folder / "<function>-<digest>.pkl"`` as soon as it finishes, where the
-digest is a SHA-256 of the function's name and a canonical encoding of the arguments (settings,
-numbers, arrays, data frames). A rerun with the same arguments finds the file and skips the task;
-changed settings give other digests, so stale results are never reused. Files are written to a
-temporary name and renamed (atomic on POSIX and Windows), so a run killed while writing leaves
-either the whole file or none; an unreadable file is treated as missing and recomputed.
+digest is a SHA-256 of the function's name, a canonical encoding of the arguments (settings,
+numbers, arrays, data frames) and a ``salt`` naming what else the result depends on (the
+experiments use the Stan program's digest). A rerun with the same arguments finds the file and
+skips the task; changed settings or a changed Stan program give other digests, so stale results
+are never reused. Each file also keeps how many seconds its task ran, so that a run resumed
+across several sessions can still say how long all of it took (:attr:`Checkpoints.task_seconds`).
+Files are written to a temporary name and renamed (atomic on POSIX and Windows), so a run killed
+while writing leaves either the whole file or none; an unreadable file is treated as missing and
+recomputed.
 """
 
 from __future__ import annotations
@@ -58,10 +62,12 @@ def canonical(value: Any) -> bytes:
     return b"r" + repr(value).encode()
 
 
-def task_digest(function: Callable[..., Any], task: tuple[Any, ...]) -> str:
-    """SHA-256 (hex, first 24 characters) of the function's qualified name and its arguments."""
+def task_digest(function: Callable[..., Any], task: tuple[Any, ...], salt: str = "") -> str:
+    """SHA-256 (hex, first 24 characters) of the function's qualified name, its arguments and
+    ``salt`` (the empty salt gives the digest of name and arguments alone)."""
     name = f"{function.__module__}.{function.__qualname__}".encode()
-    return hashlib.sha256(name + b"|" + canonical(tuple(task))).hexdigest()[:24]
+    salted = b"|salt:" + salt.encode() if salt else b""
+    return hashlib.sha256(name + b"|" + canonical(tuple(task)) + salted).hexdigest()[:24]
 
 
 class Checkpoints:
@@ -71,32 +77,55 @@ class Checkpoints:
     ----------
     folder
         Created when the first result is saved.
+    salt
+        Part of every task's digest: what the results depend on besides the task's arguments.
+
+    Attributes
+    ----------
+    task_seconds
+        Sum of the run times (seconds, as measured where each task ran) of the tasks this object
+        has loaded or saved: the compute time of all of them, whichever run computed them.
     """
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
+    def __init__(self, folder: str | os.PathLike[str], salt: str = "") -> None:
         self.folder = Path(folder)
+        self.salt = salt
+        self.task_seconds = 0.0
 
     def path(self, function: Callable[..., Any], task: tuple[Any, ...]) -> Path:
-        return self.folder / f"{function.__name__}-{task_digest(function, task)}.pkl"
+        return self.folder / f"{function.__name__}-{task_digest(function, task, self.salt)}.pkl"
 
     def load(self, function: Callable[..., Any], task: tuple[Any, ...]) -> tuple[bool, Any]:
         """``(True, result)`` when the task finished in an earlier run, else ``(False, None)``
-        (also for a file that cannot be read: the task then runs again)."""
+        (also for a file that cannot be read, or of another layout: the task then runs again)."""
         path = self.path(function, task)
         try:
             with path.open("rb") as handle:
-                return True, pickle.load(handle)
+                record = pickle.load(handle)
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError):
             return False, None
+        if not (isinstance(record, dict) and record.keys() == {"result", "seconds"}):
+            return False, None
+        self.task_seconds += float(record["seconds"])
+        return True, record["result"]
 
-    def save(self, function: Callable[..., Any], task: tuple[Any, ...], result: Any) -> None:
-        """Write the result atomically (a temporary file in the same folder, then a rename)."""
+    def save(
+        self,
+        function: Callable[..., Any],
+        task: tuple[Any, ...],
+        result: Any,
+        seconds: float = 0.0,
+    ) -> None:
+        """Write the result and its task's run time in ``seconds`` atomically (a temporary file
+        in the same folder, then a rename)."""
         path = self.path(function, task)
+        record = {"result": result, "seconds": float(seconds)}
+        self.task_seconds += float(seconds)
         self.folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".partial-", suffix=".pkl")
         try:
             with os.fdopen(handle, "wb") as stream:
-                pickle.dump(result, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(record, stream, protocol=pickle.HIGHEST_PROTOCOL)
                 stream.flush()
                 os.fsync(stream.fileno())
             os.replace(temporary, path)
@@ -109,7 +138,7 @@ class Checkpoints:
         return len(list(self.folder.glob("[!.]*.pkl"))) if self.folder.is_dir() else 0
 
     def __repr__(self) -> str:
-        return f"Checkpoints({str(self.folder)!r})"
+        return f"Checkpoints({str(self.folder)!r}, salt={self.salt!r})"
 
 
 __all__ = ["Checkpoints", "canonical", "task_digest"]

@@ -48,6 +48,7 @@ def run_repetition(q: int, rep: int, settings: Settings) -> dict[str, float]:
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
     tasks = [(q, rep, settings) for q in settings.e1_q for rep in range(settings.e1_reps)]
+    saved = checkpoints(out, "e1")
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -55,7 +56,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
             tasks,
             "E1 shrinkage",
             progress,
-            checkpoints=checkpoints(out, "e1"),
+            checkpoints=saved,
         )
     )
     reps.to_csv(out / "e1_repetitions.csv", index=False)
@@ -78,4 +79,5 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         f"{diagnostics_sentence(reps)}.",
         tables={"e1_shrinkage.csv": table},
         seconds=time.perf_counter() - start,
+        task_seconds=saved.task_seconds,
     )

@@ -114,6 +114,7 @@ def run_cauchy_experiment(
         for q in settings.e23_q
         for rep in range(settings.e23_reps)
     ]
+    saved = checkpoints(out, key)
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -121,7 +122,7 @@ def run_cauchy_experiment(
             tasks,
             title,
             progress,
-            checkpoints=checkpoints(out, key),
+            checkpoints=saved,
         )
     )
     reps.to_csv(out / f"{key}_repetitions.csv", index=False)
@@ -142,6 +143,7 @@ def run_cauchy_experiment(
         tables={csv: table},
         figures={png: f"{title}: P(rope) and rejection shares against q"},
         seconds=time.perf_counter() - start,
+        task_seconds=saved.task_seconds,
     )
 
 

@@ -44,6 +44,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         for setting in range(len(settings.e4_delta0))
         for rep in range(settings.e4_reps)
     ]
+    saved = checkpoints(out, "e4")
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -51,7 +52,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
             tasks,
             "E4 power",
             progress,
-            checkpoints=checkpoints(out, "e4"),
+            checkpoints=saved,
         )
     )
     reps.to_csv(out / "e4_repetitions.csv", index=False)
@@ -90,4 +91,5 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         tables={CSV: table},
         figures={FIGURE: "E4: power of the hierarchical test and of the signed-rank test"},
         seconds=time.perf_counter() - start,
+        task_seconds=saved.task_seconds,
     )

@@ -200,6 +200,7 @@ def summarise(reps: pd.DataFrame) -> pd.DataFrame:
 
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
+    saved = checkpoints(out, "e5")
     truth_path = out / TRUTH_CSV
     truth_frame = load_cached_truth(truth_path, settings)
     cached = truth_frame is not None
@@ -212,7 +213,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
                 tasks,
                 "E5 ground truth",
                 progress,
-                checkpoints=checkpoints(out, "e5"),
+                checkpoints=saved,
             )
         )
         truth_frame.to_csv(truth_path, index=False)
@@ -225,7 +226,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
             tasks,
             "E5 analysis",
             progress,
-            checkpoints=checkpoints(out, "e5"),
+            checkpoints=saved,
         )
     )
     reps.to_csv(out / "e5_repetitions.csv", index=False)
@@ -252,4 +253,5 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         tables={TRUTH_CSV: truth_frame, SUMMARY_CSV: summary},
         figures={FIGURE: "E5: MSE of the MLE and of the shrinkage estimates"},
         seconds=time.perf_counter() - start,
+        task_seconds=saved.task_seconds,
     )

@@ -235,6 +235,15 @@ def make_executor(jobs: int = 1, scheduler: Any = None) -> Iterator[concurrent.f
 
 
 # ------------------------------------------------------------------------------ run_tasks
+def timed_call(function: Callable[..., Any], *task: Any) -> tuple[Any, float]:
+    """``(function(*task), seconds it took)``, measured in the process that runs the task."""
+    import time
+
+    start = time.perf_counter()
+    value = function(*task)
+    return value, time.perf_counter() - start
+
+
 def run_tasks(
     executor: concurrent.futures.Executor,
     function: Callable[..., Any],
@@ -247,9 +256,11 @@ def run_tasks(
     """``[function(*task) for task in tasks]`` on ``executor``, in task order, with a tqdm bar.
 
     With ``checkpoints``, tasks saved by an earlier run are not run again and every new result is
-    saved as soon as it arrives. A local pool that loses a worker is restarted and the unfinished
-    tasks resubmitted (up to :data:`RESTARTS` times); beyond that, or when Dask gives a task up,
-    :class:`WorkerLostError` says how many results are saved and how to resume.
+    saved as soon as it arrives, with its run time (:func:`timed_call`; the sum over all tasks,
+    reused or not, is then ``checkpoints.task_seconds``). A local pool that loses a worker is
+    restarted and the unfinished tasks resubmitted (up to :data:`RESTARTS` times); beyond that, or
+    when Dask gives a task up, :class:`WorkerLostError` says how many results are saved and how
+    to resume.
     """
     results: list[Any] = [None] * len(tasks)
     pending = []
@@ -267,15 +278,15 @@ def run_tasks(
         leave=True,
     ) as bar:
 
-        def record(index: int, value: Any) -> None:
-            results[index] = value
+        def record(index: int, timed: tuple[Any, float]) -> None:
+            results[index], seconds = timed
             if checkpoints is not None:
-                checkpoints.save(function, tasks[index], value)
+                checkpoints.save(function, tasks[index], results[index], seconds)
             bar.update()
 
         if isinstance(executor, InlineExecutor):  # run here, one by one, so the bar moves
             for index in pending:
-                record(index, function(*tasks[index]))
+                record(index, timed_call(function, *tasks[index]))
         else:
             _run_pending(executor, function, tasks, pending, record, description, checkpoints)
     return results
@@ -286,14 +297,14 @@ def _run_pending(
     function: Callable[..., Any],
     tasks: Sequence[tuple[Any, ...]],
     pending: list[int],
-    record: Callable[[int, Any], None],
+    record: Callable[[int, tuple[Any, float]], None],
     description: str,
     checkpoints: Checkpoints | None,
 ) -> None:
     """Submit the pending tasks; record results as they complete; restart a broken local pool."""
     restarts = 0
     while pending:
-        futures = {executor.submit(function, *tasks[i]): i for i in pending}
+        futures = {executor.submit(timed_call, function, *tasks[i]): i for i in pending}
         done: set[int] = set()
         try:
             for future in concurrent.futures.as_completed(futures):
@@ -335,4 +346,5 @@ __all__ = [
     "run_tasks",
     "stop_stan_pool",
     "terminate_tree",
+    "timed_call",
 ]

@@ -59,6 +59,38 @@ def markdown_table(frame: pd.DataFrame, max_rows: int = 60) -> str:
     return "\n".join(lines)
 
 
+def run_time_lines(
+    outputs: Sequence[ExperimentOutput], *, jobs: int, scheduler: str | None
+) -> list[str]:
+    """The run-time table: this run's wall seconds and, per experiment, the summed run time of
+    all its repetitions, also of those an earlier (interrupted) run computed.
+
+    With ``jobs`` local workers kept busy, the wall time of a run that computes every repetition
+    is about the summed task time divided by ``jobs`` (each task's time is measured in its worker,
+    so it already includes the slowdown of sharing the cores with the other workers).
+    """
+    table = pd.DataFrame(
+        [(o.key, o.title, round(o.seconds, 1), round(o.task_seconds, 1)) for o in outputs],
+        columns=["experiment", "title", "seconds (this run)", "seconds (all repetitions)"],
+    )
+    total = float(sum(o.task_seconds for o in outputs))
+    lines = [markdown_table(table), ""]
+    if total > 0:
+        workers = "the Dask workers" if scheduler else f"{jobs} local job(s)"
+        lines += [
+            f"Summed run time of all repetitions (each timed in its worker, including those "
+            f"reused from `checkpoints/`): {total:.0f} s; on {workers} that is "
+            + (
+                f"about {total / jobs / 60:.1f} min of wall time for a run that computes all of "
+                "them."
+                if not scheduler
+                else "the wall time times the number of busy workers."
+            ),
+            "",
+        ]
+    return lines
+
+
 def write_report(
     out: Path,
     outputs: Sequence[ExperimentOutput],
@@ -102,13 +134,7 @@ def write_report(
         "",
         "## Run times",
         "",
-        markdown_table(
-            pd.DataFrame(
-                [(o.key, o.title, round(o.seconds, 1)) for o in outputs],
-                columns=["experiment", "title", "seconds"],
-            )
-        ),
-        "",
+        *run_time_lines(outputs, jobs=jobs, scheduler=scheduler),
     ]
     for output in outputs:
         lines += [f"## {output.title}", "", output.description, ""]

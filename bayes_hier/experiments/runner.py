@@ -205,16 +205,24 @@ CHECKPOINTS = "checkpoints"
 
 
 def checkpoints(out: Any, key: str) -> Checkpoints:
-    """Where experiment ``key`` saves its finished repetitions: ``out/checkpoints/key``."""
+    """Where experiment ``key`` saves its finished repetitions: ``out/checkpoints/key``.
+
+    The digest of the hierarchical Stan program salts every task's file name: results computed
+    with another version of the program are not reused (they stay in the folder, unread).
+    """
     from pathlib import Path
 
-    return Checkpoints(Path(out) / CHECKPOINTS / key)
+    from ..stan_programs import load_program
+
+    return Checkpoints(Path(out) / CHECKPOINTS / key, salt=load_program("hierarchical").digest)
 
 
 @dataclass
 class ExperimentOutput:
     """What a driver hands to the report: tables (CSV names → frames), figures (PNG names →
-    captions), a description of the settings and the run time in seconds."""
+    captions), a description of the settings, the run time of this call in ``seconds`` and the
+    summed run time of all its repetitions in ``task_seconds``, including those computed by
+    earlier, interrupted runs and reused from the checkpoints."""
 
     key: str
     title: str
@@ -222,6 +230,7 @@ class ExperimentOutput:
     tables: dict[str, Any] = field(default_factory=dict)
     figures: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    task_seconds: float = 0.0
 
 
 __all__ = [
