@@ -61,8 +61,10 @@ bench: $(VENV)/.installed-test
 	$(if $(BENCH_ONLY),,nice -n 10 $(BIN)/python -m benchmarks.compare --out benchmarks/COMPARE.md \
 		--jobs $(JOBS))
 
+# The full run; when it is complete, its results of record go to paper/ and the README's block.
 paper: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --full --out results --jobs $(JOBS) $(DATA_ARG)
+	$(BIN)/python -m bayes_hier.experiments.record --results results --to paper --readme README.md
 
 paper-quick: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) $(DATA_ARG)

@@ -1,9 +1,12 @@
-"""``REPORT.md``: every table, figure, setting, seed, the versions and the run times."""
+"""``REPORT.md``: every table, figure, setting, seed, the versions and the run times; the run
+times also as ``run_times.json`` (read by :mod:`.record`)."""
 
 from __future__ import annotations
 
 import datetime
 import importlib.metadata
+import json
+import os
 import platform
 from collections.abc import Sequence
 from pathlib import Path
@@ -152,4 +155,36 @@ def write_report(
     ]
     path = out / "REPORT.md"
     path.write_text("\n".join(lines), encoding="utf-8")
+    write_run_times(out, outputs, settings, seconds=seconds, jobs=jobs, scheduler=scheduler)
+    return path
+
+
+#: The file :func:`write_report` writes the run times to.
+RUN_TIMES = "run_times.json"
+
+
+def write_run_times(
+    out: Path,
+    outputs: Sequence[ExperimentOutput],
+    settings: Settings,
+    *,
+    seconds: float,
+    jobs: int,
+    scheduler: str | None,
+) -> Path:
+    """``out/run_times.json``: mode, date, machine, workers, this run's wall seconds and, per
+    experiment, this run's seconds and the summed run time of all its repetitions."""
+    record = {
+        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "mode": settings.mode,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}",
+        "jobs": jobs,
+        "scheduler": scheduler,
+        "seconds": seconds,
+        "experiments": {
+            o.key: {"seconds": o.seconds, "task_seconds": o.task_seconds} for o in outputs
+        },
+    }
+    path = Path(out) / RUN_TIMES
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return path

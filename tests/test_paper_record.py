@@ -1,0 +1,118 @@
+"""The paper's published numbers next to the reproduction, and the results of record (paper/)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_hier.experiments import record
+from bayes_hier.experiments.paper_values import (
+    OUTCOMES,
+    paper_table2,
+    paper_table5,
+    table2_next_to_paper,
+    table5_next_to_paper,
+)
+from bayes_hier.experiments.report import RUN_TIMES, write_report
+from bayes_hier.experiments.runner import ExperimentOutput, Settings
+
+
+def test_paper_tables_are_probability_vectors_and_cover_the_e6_pairs():
+    table = paper_table5()
+    assert len(table) == 2 * len(Settings.full().e6_pairs)
+    pairs = set(zip(table["first"], table["second"]))
+    assert pairs == set(Settings.full().e6_pairs)
+    # printed with two decimals: each row sums to 1 up to rounding
+    np.testing.assert_allclose(table[list(OUTCOMES)].sum(axis=1), 1.0, atol=0.011)
+    assert list(paper_table2()["q"]) == list(Settings.full().e1_q)
+
+
+def e6_rows(left: float, rope: float, right: float) -> pd.DataFrame:
+    """An E6 table in the package convention (p_left = first better) for every pair/variant."""
+    rows = [
+        {"first": a, "second": b, "variant": v, "p_left": left, "p_rope": rope, "p_right": right}
+        | {"wilcoxon_p": 0.5}
+        for a, b in Settings.full().e6_pairs
+        for v in ("hierarchical", "juarez-steel", "sigma100")
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_table5_names_the_outcomes_in_both_conventions():
+    """The package's p_right (d = second - first > rope) is the paper's left (second better)."""
+    beside = table5_next_to_paper(e6_rows(0.1, 0.2, 0.7))
+    assert len(beside) == 12  # the sigma100 rows are not in the paper's Table 5
+    np.testing.assert_allclose(beside["reproduced second better"], 0.7)
+    np.testing.assert_allclose(beside["reproduced first better"], 0.1)
+    row = beside[(beside["pair"] == "nbc vs j48") & (beside["nu prior"] == "hierarchical")]
+    # paper: second better 0.80, rope 0.02, first better 0.18
+    assert row["max |difference|"].item() == pytest.approx(max(0.1, 0.18, 0.08))
+    assert row["paper signed-rank p"].item() == 0.46
+
+
+def test_table2_joins_on_q():
+    ours = pd.DataFrame({"q": [5, 10], "reps": [3, 3], "mse_mle": [4e-4, 3e-4]})
+    ours["mse_shrinkage"] = [2e-4, 1e-4]
+    beside = table2_next_to_paper(ours)
+    assert list(beside["q"]) == [5, 10]
+    assert list(beside["paper MSE of shrinkage"]) == [0.00017, 0.00014]
+    assert list(beside["reproduced MSE of the MLE"]) == [4e-4, 3e-4]
+
+
+def full_results(folder, mode="full", keys=record.EXPERIMENTS):
+    """A results folder as a full run leaves it: report, run times, tables, a figure."""
+    outputs = [
+        ExperimentOutput(key, key.upper(), "d", seconds=1.0, task_seconds=3600.0 * (i + 1))
+        for i, key in enumerate(keys)
+    ]
+    folder.mkdir(exist_ok=True)
+    write_report(folder, outputs, Settings.full(mode=mode), engine="pystan", seconds=6.0, jobs=2)
+    table5_next_to_paper(e6_rows(0.1, 0.2, 0.7)).to_csv(folder / record.TABLE5_CSV, index=False)
+    (folder / "e4_power.png").write_bytes(b"png")
+    (folder / "checkpoints").mkdir(exist_ok=True)
+    return folder
+
+
+def test_record_copies_the_run_and_writes_the_readme_block(tmp_path):
+    results = full_results(tmp_path / "results")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\n{record.BEGIN}\nold text\n{record.END}\n\n## next\n")
+    assert record.main(["--results", str(results), "--to", str(tmp_path / "paper"),
+                        "--readme", str(readme)]) == 0  # fmt: skip
+    copied = sorted(p.name for p in (tmp_path / "paper").iterdir())
+    assert copied == sorted(["REPORT.md", RUN_TIMES, record.TABLE5_CSV, "e4_power.png"])
+    text = readme.read_text()
+    assert text.startswith("# title\n\n" + record.BEGIN) and text.endswith(
+        record.END + "\n\n## next\n"
+    )
+    assert "old text" not in text
+    # E1-E4: 1 + 2 + 3 + 4 hours; E5 5 h; E6 6 h; all 21 h, 10.5 h on 2 workers
+    assert "E1-E4 10.00 h, E5 5.00 h, E6 6.00 h, all 21.00 h" in text
+    assert "**10.50 h of wall time** (E1-E4 about 5.00 h)" in text
+    assert "| nbc vs j48 | hierarchical | 0.8 | 0.7 |" in text
+
+
+@pytest.mark.parametrize(
+    ("mode", "keys", "message"),
+    [("quick", record.EXPERIMENTS, "holds a quick run"), ("full", ("e1", "e6"), "without e2")],
+)
+def test_record_refuses_what_is_not_a_full_run(tmp_path, capsys, mode, keys, message):
+    results = full_results(tmp_path / "results", mode=mode, keys=keys)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{record.BEGIN}\n{record.END}\n")
+    with pytest.raises(SystemExit):
+        record.main(
+            ["--results", str(results), "--to", str(tmp_path / "p"), "--readme", str(readme)]
+        )
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "p").exists() and readme.read_text() == f"{record.BEGIN}\n{record.END}\n"
+
+
+def test_run_times_json_holds_each_experiments_times(tmp_path):
+    results = full_results(tmp_path / "results")
+    times = json.loads((results / RUN_TIMES).read_text())
+    assert times["mode"] == "full" and times["jobs"] == 2 and times["seconds"] == 6.0
+    assert times["experiments"]["e3"] == {"seconds": 1.0, "task_seconds": 3 * 3600.0}
