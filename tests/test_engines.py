@@ -467,3 +467,26 @@ def test_stanc_gets_minutes_not_httpstans_one_second(monkeypatch):
     assert "patient_model" in code
     assert timeouts == [STANC_TIMEOUT, 1]
     assert httpstan.compile.subprocess is subprocess
+
+
+def test_fit_scope_stores_the_chains_messages_uncompressed():
+    """Inside a fit, httpstan's gzip stream of the chains' messages stores them (level 0): still
+    valid gzip with the same content, and no smaller than the messages; outside, httpstan's own
+    zlib is back."""
+    import gzip
+    import zlib
+
+    import httpstan.services_stub as stub
+
+    from bayes_hier.engines._httpstan import httpstan_fit_scope
+
+    messages = b'{"topic": "sample", "values": [0.125, 0.25]}\n' * 2000
+    with httpstan_fit_scope():
+        # the call httpstan.services_stub.call makes, through its module global
+        stream = stub.zlib.compressobj(level=zlib.Z_BEST_SPEED, wbits=zlib.MAX_WBITS | 16)
+        stored = stream.compress(messages) + stream.flush()
+    assert gzip.decompress(stored) == messages
+    assert len(stored) > len(messages)  # stored: nothing compressed
+    assert stub.zlib is zlib
+    compressed = zlib.compressobj(zlib.Z_BEST_SPEED, wbits=zlib.MAX_WBITS | 16)
+    assert len(compressed.compress(messages) + compressed.flush()) < len(messages) / 10
