@@ -116,3 +116,23 @@ def test_run_times_json_holds_each_experiments_times(tmp_path):
     times = json.loads((results / RUN_TIMES).read_text())
     assert times["mode"] == "full" and times["jobs"] == 2 and times["seconds"] == 6.0
     assert times["experiments"]["e3"] == {"seconds": 1.0, "task_seconds": 3 * 3600.0}
+
+
+def test_benchmark_targets_2_and_3_read_the_run_of_record(tmp_path):
+    """Target 2 counts divergences and R-hat over every recorded fit of E1-E4; target 3 divides
+    the summed repetition times by the number of workers."""
+    from benchmarks.robustness import recorded_robustness, recorded_run_times
+
+    assert recorded_run_times(tmp_path / "none") is None
+    folder = full_results(tmp_path / "paper")
+    for key, column, values in (("e1", "q", [5, 10]), ("e2", "q", [10]), ("e3", "q", [10])):
+        frame = pd.DataFrame({column: values * 2, "divergences": 0, "max_rhat": 1.004})
+        frame.to_csv(folder / f"{key}_repetitions.csv", index=False)
+    e4 = pd.DataFrame({"delta0": [0.015, 0.03], "divergences": [0, 3], "max_rhat": [1.02, 1.0]})
+    e4.to_csv(folder / "e4_repetitions.csv", index=False)
+    task_seconds, jobs = recorded_run_times(folder)
+    assert jobs == 2 and task_seconds["e6"] == 6 * 3600.0
+    lines, row = recorded_robustness(folder)
+    assert row.figure.startswith("3 divergences, max R-hat 1.0200, R-hat > 1.01 in 1 of 10 fits")
+    assert "not met" in row.status
+    assert "| E4 | delta0 = 0.03 | 1 | 1 | 3 | 1.0000 | 0 |" in lines
