@@ -65,6 +65,11 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.frequentist", "bayes_hier.frequentist: frequentist tests"),
     ("bayes_hier.engines", "bayes_hier.engines: the Stan engines"),
     ("bayes_hier.experiments", "bayes_hier.experiments: the paper's experiments"),
+    (
+        "bayes_hier.experiments.paper_values",
+        "bayes_hier.experiments.paper_values: the paper's published numbers",
+    ),
+    ("bayes_hier.experiments.record", "bayes_hier.experiments.record: the results of record"),
     ("bayes_hier.calibration", "bayes_hier.calibration: simulation-based calibration"),
     ("bayes_hier.data", "bayes_hier.data: input formats", ["CVData", "as_cvdata"]),
     ("bayes_hier.examples", "bayes_hier.examples: example data"),

@@ -3,7 +3,7 @@
 ``python -m bayes_hier.experiments.record [--results results] [--to paper] [--readme README.md]``
 copies the report, tables, figures and run times of a *full* run (all six experiments at the
 paper's sizes) from ``results/`` to ``paper/``, and rewrites the block of the README between
-:data:`BEGIN` and :data:`END`: the run time and Table 5 of the paper next to the reproduction.
+``BEGIN`` and ``END``: the run time and Table 5 of the paper next to the reproduction.
 Every number in that block is read from the copied files, none is typed in.
 """
 
@@ -104,7 +104,7 @@ def readme_block(record: Path) -> str:
 
 
 def replace_block(text: str, block: str) -> str:
-    """``text`` with the part from :data:`BEGIN` to :data:`END` replaced by ``block``."""
+    """``text`` with the part from ``BEGIN`` to ``END`` replaced by ``block``."""
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
         raise ValueError(f"the README has no block between {BEGIN!r} and {END!r}")
@@ -131,6 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"Copied {len(copied)} files to {args.to}/ and updated {readme}.")
     return 0
+
+
+__all__ = [
+    "NotARecordError",
+    "copy_results",
+    "load_run_times",
+    "main",
+    "readme_block",
+    "replace_block",
+    "run_time_sentence",
+]
 
 
 if __name__ == "__main__":
