@@ -154,18 +154,18 @@ def test_the_config_refuses_what_it_cannot_rank():
 # ------------------------------------------------------------------------------ Stan
 @pytest.mark.stan
 def test_a_small_sbc_of_the_joint_model_is_uniform(engine, tmp_path):
-    """30 replicates at k = 3, q = 10, n = 10 with short chains (2 × 100 draws after 100
+    """20 replicates at k = 3, q = 10, n = 10 with short chains (2 × 100 draws after 100
     warm-up, thinned to L = 19): none of the 8 ranked quantities fails the chi-square (5 bins) or
     the ECDF test at 0.001 / 16 (Bonferroni: a calibrated model fails with probability
     ≤ 0.001); the report, CSVs and figures are written."""
     config = replace(CONFIG, warmup=100, draws=100, thinned=19, engine=engine.name)
-    path = run_joint_calibration(config, 30, jobs=1, out=tmp_path, progress=False, bins=5)
+    path = run_joint_calibration(config, 20, jobs=1, out=tmp_path, progress=False, bins=5)
     table = pd.read_csv(tmp_path / "joint_sbc_uniformity.csv")
     ranks = pd.read_csv(tmp_path / "joint_sbc_ranks.csv")
-    assert len(ranks) == 30 and list(table["parameter"]) == list(JOINT_PARAMETERS)
+    assert len(ranks) == 20 and list(table["parameter"]) == list(JOINT_PARAMETERS)
     assert bonferroni_passes(table, 0.001).all(), table
     # the ranks are not degenerate (a fit that returned the truth would rank it in the middle)
-    assert all(ranks[f"rank_{name}"].nunique() > 8 for name in JOINT_PARAMETERS)
+    assert all(ranks[f"rank_{name}"].nunique() > 6 for name in JOINT_PARAMETERS)
     assert (ranks["divergences"] > 0).mean() <= 0.1
     assert "rows pass" in path.read_text() and "k=3 q=10 n=10" in path.read_text()
     assert (tmp_path / "joint_sbc_ecdf.png").exists()
