@@ -176,16 +176,14 @@ def robustness_row(results: list[SettingResult]) -> Row:
     return Row(2, figure, met(not bad))
 
 
-def recorded_run_times(folder: Path = RECORD) -> tuple[dict[str, float], int] | None:
-    """Per experiment, the summed run time (s) of all repetitions of the full run of record in
-    ``paper/`` (``run_times.json``), and its number of workers; ``None`` when there is none."""
+def recorded_run_times(folder: Path = RECORD) -> dict | None:
+    """``run_times.json`` of the full run of record in ``paper/``; ``None`` when there is none."""
     from bayes_hier.experiments.record import NotARecordError, load_run_times
 
     try:
-        times = load_run_times(folder)
+        return load_run_times(folder)
     except NotARecordError:
         return None
-    return {k: v["task_seconds"] for k, v in times["experiments"].items()}, int(times["jobs"])
 
 
 def e5_e6_parts(settings: Settings) -> list[tuple[str, str, float, int]]:
@@ -235,19 +233,22 @@ def study_estimate(
     """Lines and row of target 3 (a full report's times, or the estimate)."""
     recorded = recorded_run_times()
     if recorded is not None:
-        task_seconds, jobs = recorded
-        e1_e4 = sum(task_seconds[k] for k in ("e1", "e2", "e3", "e4")) / jobs
-        total = sum(task_seconds.values()) / jobs
+        from bayes_hier.experiments.record import run_time_sentence
+
+        wall = {k: v["wall_seconds"] for k, v in recorded["experiments"].items()}
+        if any(v is None for v in wall.values()):  # a Dask run: no wall-time estimate
+            return [], Row(3, run_time_sentence(recorded), "not measured (Dask run)")
+        e1_e4 = sum(wall[k] for k in ("e1", "e2", "e3", "e4"))
+        total = sum(wall.values())
         figure = (
-            f"E1-E4 {e1_e4 / 60:.0f} min, E1-E6 {total / 60:.0f} min (the full run of record "
-            f"in paper/: summed repetition times / {jobs} workers)"
+            f"E1-E4 {e1_e4 / 60:.0f} min, E1-E6 {total / 60:.0f} min of estimated wall time "
+            "(the full run of record in paper/)"
         )
         status = met(e1_e4 <= STUDY_E1_E4_TARGET_S and total <= STUDY_ALL_TARGET_S)
         lines = [
             "## Whole simulation study: the full run of record (target 3)",
             "",
-            f"`paper/run_times.json`, summed run time of all repetitions per experiment (s): "
-            f"{ {k: round(v) for k, v in task_seconds.items()} }; {jobs} workers.",
+            f"From `paper/run_times.json`: {run_time_sentence(recorded)}",
             "",
         ]
         return lines, Row(3, figure, status)
@@ -313,13 +314,15 @@ def recorded_robustness(folder: Path = RECORD) -> tuple[list[str], Row] | None:
     one row per repetition in ``e<k>_repetitions.csv``), per setting; ``None`` without one."""
     import pandas as pd
 
-    if recorded_run_times(folder) is None:
+    times = recorded_run_times(folder)
+    if times is None:
         return None
     lines = [
         "## Robustness over every fit of E1-E4 in the full run of record (target 2)",
         "",
-        "From `paper/e1_repetitions.csv` ... `e4_repetitions.csv` (4 chains x 1000 draws after "
-        "1000 warm-up, default settings): one row per setting.",
+        f"From `paper/e1_repetitions.csv` ... `e4_repetitions.csv` ({times['chains']} chains x "
+        f"{times['draws']} draws after {times['warmup']} warm-up, default settings): one row "
+        "per setting.",
         "",
         "| experiment | setting | fits | fits with divergences | divergences | max R-hat "
         "| fits with R-hat > 1.01 |",

@@ -25,7 +25,7 @@ from bayes_hier.experiments import (
     repetition_seeds,
     run_experiments,
 )
-from bayes_hier.experiments.checkpoints import Checkpoints, task_digest
+from bayes_hier.experiments.checkpoints import Checkpoints, TaskTiming, task_digest
 from bayes_hier.experiments.executors import WorkerLostError
 from bayes_hier.experiments.generators import (
     FOLD_SD,
@@ -131,20 +131,32 @@ def test_report_writer(tmp_path):
         assert expected in text
     assert "base_seed = " in text and "Base seed" in text
     assert markdown_table(table).count("\n") == 3
-    assert "Summed run time" not in text  # no repetitions were timed
+    assert "All repetitions:" not in text  # no repetitions were timed
 
 
-def test_report_states_the_summed_run_time_of_all_repetitions(tmp_path):
+def test_report_states_the_run_time_of_all_repetitions(tmp_path):
     outputs = [
-        ExperimentOutput("e1", "E1", "d", seconds=10.0, task_seconds=1200.0),
-        ExperimentOutput("e2", "E2", "d", seconds=5.0, task_seconds=600.0),
+        ExperimentOutput("e1", "E1", "d", seconds=10.0, timing=TaskTiming(4, 1, 1200.0, 600.0)),
+        ExperimentOutput("e2", "E2", "d", seconds=5.0, timing=TaskTiming(2, 0, 600.0, 200.0)),
     ]
     text = write_report(
-        tmp_path, outputs, Settings.tiny(), engine="pystan", seconds=15.0, jobs=2
+        tmp_path, outputs, Settings.tiny(), engine="pystan", seconds=15.0, jobs=2, reused=1
     ).read_text()
-    assert "| e1 | E1 | 10 | 1200 |" in text
-    assert "all repetitions" in text and ": 1800 s;" in text
-    assert "about 15.0 min of wall time" in text  # 1800 s / 2 jobs
+    assert "| e1 | E1 | 10 | 4 (1) | 20 | 10.0 |" in text
+    assert "All repetitions: 30.0 min summed, about 13.3 min of wall time." in text
+    assert "1 finished repetitions were reused" in text
+    dask = ExperimentOutput("e3", "E3", "d", timing=TaskTiming(1, 0, 60.0, None))
+    text = write_report(tmp_path, [*outputs, dask], Settings.tiny(), engine="pystan", seconds=1)
+    assert "about unknown min of wall time" in text.read_text()
+
+
+def test_task_timing_divides_each_task_by_its_workers():
+    timing = TaskTiming()
+    timing.add(6.0, 3, reused=True)
+    timing.add(4.0, 2, reused=False)
+    assert (timing.tasks, timing.reused, timing.seconds, timing.wall_seconds) == (2, 1, 10.0, 4.0)
+    timing.add(1.0, None, reused=False)  # a Dask task: the wall time is unknown from then on
+    assert timing.wall_seconds is None and timing.seconds == 11.0
 
 
 # ------------------------------------------------------------------------------ Stan
@@ -266,8 +278,8 @@ class InterruptAfter(Checkpoints):
         super().__init__(folder)
         self.limit = limit
 
-    def save(self, function, task, result, seconds=0.0):
-        super().save(function, task, result, seconds)
+    def save(self, function, task, result, seconds=0.0, workers=1):
+        super().save(function, task, result, seconds, workers)
         self.limit -= 1
         if self.limit == 0:
             raise KeyboardInterrupt
@@ -299,6 +311,9 @@ def test_checkpoints_round_trip_and_unreadable_files(tmp_path):
     bare = pickle.dumps(value)  # a result without its run time (an older layout) is recomputed
     store.path(seeded_draw, task).write_bytes(bare)
     assert store.load(seeded_draw, task) == (False, None)
+    without_workers = pickle.dumps({"result": 7, "seconds": 2.0})  # workers unknown: kept
+    store.path(seeded_draw, task).write_bytes(without_workers)
+    assert store.load(seeded_draw, task) == (True, 7) and store.timing.wall_seconds is None
 
 
 def test_checkpoint_salt_separates_results_of_different_programs(tmp_path):
@@ -315,22 +330,34 @@ def test_experiment_checkpoints_are_salted_with_the_stan_program(tmp_path):
     from bayes_hier.experiments.runner import checkpoints
     from bayes_hier.stan_programs import load_program
 
-    store = checkpoints(tmp_path, "e2")
+    store = checkpoints(tmp_path, "e2", replace(Settings.tiny(), engine="pystan"))
     assert store.salt == load_program("hierarchical").digest
     assert store.folder == tmp_path / "checkpoints" / "e2"
 
 
-def test_task_seconds_sum_the_run_times_of_computed_and_reused_tasks(tmp_path):
+def test_experiment_checkpoints_of_another_engine_have_another_salt(tmp_path, monkeypatch):
+    from bayes_hier.experiments import runner
+
+    class Engine:
+        name = "cmdstanpy"
+
+    monkeypatch.setattr("bayes_hier.engines.get_engine", lambda engine: Engine())
+    store = runner.checkpoints(tmp_path, "e2", Settings.tiny())
+    assert store.salt.endswith("|cmdstanpy") and len(store.salt) > len("|cmdstanpy")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_timing_sums_the_run_times_of_computed_and_reused_tasks(tmp_path, jobs):
     tasks = [(0.05,), (0.15,)]
     store = Checkpoints(tmp_path / "c")
-    assert run_tasks(InlineExecutor(), sleep_for, tasks, "t", False, checkpoints=store) == [
-        0.05,
-        0.15,
-    ]
-    assert 0.2 <= store.task_seconds < 0.2 + 0.5  # each timed where it ran
+    with make_executor(jobs) as executor:
+        assert run_tasks(executor, sleep_for, tasks, "t", False, checkpoints=store) == [0.05, 0.15]
+    assert 0.2 <= store.timing.seconds < 0.2 + 0.5  # each timed where it ran
+    assert store.timing.wall_seconds == pytest.approx(store.timing.seconds / jobs)
+    assert (store.timing.tasks, store.timing.reused) == (2, 0)
     reused = Checkpoints(tmp_path / "c")
     run_tasks(InlineExecutor(), sleep_for, tasks, "t", False, checkpoints=reused)
-    assert reused.task_seconds == pytest.approx(store.task_seconds)  # read back, not re-timed
+    assert reused.timing == replace(store.timing, reused=2)  # read back, not re-timed
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -346,7 +373,7 @@ def test_interrupted_tasks_resume_with_identical_results(tmp_path, jobs):
     calls = []
     store = Checkpoints(tmp_path / "c")
     original_save = store.save
-    store.save = lambda f, t, r, s: (calls.append(t[0]), original_save(f, t, r, s))
+    store.save = lambda f, t, r, s, w: (calls.append(t[0]), original_save(f, t, r, s, w))
     with make_executor(jobs) as executor:
         resumed = run_tasks(executor, seeded_draw, tasks, "t", progress=False, checkpoints=store)
     assert len(calls) == 4 and len(store) == 6  # only the missing four ran
@@ -444,8 +471,8 @@ def test_interrupted_experiment_resumes_to_the_uninterrupted_numbers(tmp_path, m
     original = Checkpoints.save
     saves = []
 
-    def interrupting_save(self, function, task, result, seconds=0.0):
-        original(self, function, task, result, seconds)
+    def interrupting_save(self, function, task, result, seconds=0.0, workers=1):
+        original(self, function, task, result, seconds, workers)
         saves.append(task)
         if len(saves) == 1:
             raise KeyboardInterrupt

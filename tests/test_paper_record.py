@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from bayes_hier.experiments import record
+from bayes_hier.experiments.checkpoints import TaskTiming
 from bayes_hier.experiments.paper_values import (
     OUTCOMES,
     paper_table2,
@@ -49,8 +52,8 @@ def test_table5_names_the_outcomes_in_both_conventions():
     np.testing.assert_allclose(beside["reproduced first better"], 0.1)
     row = beside[(beside["pair"] == "nbc vs j48") & (beside["nu prior"] == "hierarchical")]
     # paper: second better 0.80, rope 0.02, first better 0.18
-    assert row["max |difference|"].item() == pytest.approx(max(0.1, 0.18, 0.08))
-    assert row["paper signed-rank p"].item() == 0.46
+    assert row["max abs difference"].item() == pytest.approx(max(0.1, 0.18, 0.08))
+    assert row["paper signed-rank p"].item() == "0.46"
 
 
 def test_table2_joins_on_q():
@@ -62,37 +65,67 @@ def test_table2_joins_on_q():
     assert list(beside["reproduced MSE of the MLE"]) == [4e-4, 3e-4]
 
 
-def full_results(folder, mode="full", keys=record.EXPERIMENTS):
-    """A results folder as a full run leaves it: report, run times, tables, a figure."""
+def full_results(folder, mode="full", keys=record.EXPERIMENTS, scheduler=None):
+    """A results folder as a full run leaves it: report, run times, tables, a figure, and a
+    stale file of an earlier run that must not be copied."""
+    folder.mkdir(exist_ok=True)
+    (folder / "stale_quick_table.csv").write_text("old\n")
+    started = time.time() + 1  # files written after this belong to the run
+    os.utime(folder / "stale_quick_table.csv", (started - 100, started - 100))
+    table5_next_to_paper(e6_rows(0.1, 0.2, 0.7)).to_csv(folder / record.TABLE5_CSV, index=False)
+    for k in range(1, 5):
+        frame = pd.DataFrame({"q": [5], "delta0": [0.02], "divergences": 0, "max_rhat": 1.0})
+        frame.to_csv(folder / f"e{k}_repetitions.csv", index=False)
+    (folder / "e4_power.png").write_bytes(b"png")
+    for path in folder.iterdir():
+        if path.name != "stale_quick_table.csv":
+            os.utime(path, (started + 1, started + 1))
     outputs = [
-        ExperimentOutput(key, key.upper(), "d", seconds=1.0, task_seconds=3600.0 * (i + 1))
+        ExperimentOutput(
+            key, key.upper(), "d", seconds=1.0, timing=TaskTiming(10, 2, 3600.0 * (i + 1), 1800.0)
+        )
         for i, key in enumerate(keys)
     ]
-    folder.mkdir(exist_ok=True)
-    write_report(folder, outputs, Settings.full(mode=mode), engine="pystan", seconds=6.0, jobs=2)
-    table5_next_to_paper(e6_rows(0.1, 0.2, 0.7)).to_csv(folder / record.TABLE5_CSV, index=False)
-    (folder / "e4_power.png").write_bytes(b"png")
+    settings = Settings.full(mode=mode)
+    write_report(
+        folder, outputs, settings, engine="pystan", seconds=6.0, jobs=2, started=started,
+        scheduler=scheduler,
+    )  # fmt: skip
     (folder / "checkpoints").mkdir(exist_ok=True)
     return folder
+
+
+def run_record(tmp_path, results, readme):
+    arguments = ["--results", str(results), "--to", str(tmp_path / "paper")]
+    return record.main([*arguments, "--readme", str(readme)])
 
 
 def test_record_copies_the_run_and_writes_the_readme_block(tmp_path):
     results = full_results(tmp_path / "results")
     readme = tmp_path / "README.md"
     readme.write_text(f"# title\n\n{record.BEGIN}\nold text\n{record.END}\n\n## next\n")
-    assert record.main(["--results", str(results), "--to", str(tmp_path / "paper"),
-                        "--readme", str(readme)]) == 0  # fmt: skip
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "from_an_older_record.csv").write_text("x\n")
+    assert run_record(tmp_path, results, readme) == 0
     copied = sorted(p.name for p in (tmp_path / "paper").iterdir())
-    assert copied == sorted(["REPORT.md", RUN_TIMES, record.TABLE5_CSV, "e4_power.png"])
+    tables = [record.TABLE5_CSV, *(f"e{k}_repetitions.csv" for k in range(1, 5))]
+    assert copied == sorted(["REPORT.md", RUN_TIMES, "e4_power.png", *tables])
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging left
     text = readme.read_text()
     assert text.startswith("# title\n\n" + record.BEGIN) and text.endswith(
         record.END + "\n\n## next\n"
     )
     assert "old text" not in text
-    # E1-E4: 1 + 2 + 3 + 4 hours; E5 5 h; E6 6 h; all 21 h, 10.5 h on 2 workers
+    # summed: E1-E4 1 + 2 + 3 + 4 hours; E5 5 h; E6 6 h; all 21 h; wall 0.5 h per experiment
     assert "E1-E4 10.00 h, E5 5.00 h, E6 6.00 h, all 21.00 h" in text
-    assert "**10.50 h of wall time** (E1-E4 about 5.00 h)" in text
-    assert "| nbc vs j48 | hierarchical | 0.8 | 0.7 |" in text
+    assert "**E1-E4 2.00 h, E5 30.0 min, E6 30.0 min, all 3.00 h**" in text
+    assert "4 chains x 1000 draws after 1000 warm-up" in text and "2 local worker" in text
+    assert "| nbc vs j48 | hierarchical | 0.8 | 0.7 |" in text and "| < 0.005 |" in text
+    # the block's header row and rule have as many cells as its rows
+    rows = [line for line in text.splitlines() if line.startswith("| nbc vs j48 |")]
+    header = next(line for line in text.splitlines() if line.startswith("| pair |"))
+    assert header.count("|") == rows[0].count("|")
+    assert run_record(tmp_path, results, readme) == 0 and readme.read_text() == text  # idempotent
 
 
 @pytest.mark.parametrize(
@@ -104,18 +137,59 @@ def test_record_refuses_what_is_not_a_full_run(tmp_path, capsys, mode, keys, mes
     readme = tmp_path / "README.md"
     readme.write_text(f"{record.BEGIN}\n{record.END}\n")
     with pytest.raises(SystemExit):
-        record.main(
-            ["--results", str(results), "--to", str(tmp_path / "p"), "--readme", str(readme)]
-        )
+        run_record(tmp_path, results, readme)
     assert message in capsys.readouterr().err
-    assert not (tmp_path / "p").exists() and readme.read_text() == f"{record.BEGIN}\n{record.END}\n"
+    assert (
+        not (tmp_path / "paper").exists()
+        and readme.read_text() == f"{record.BEGIN}\n{record.END}\n"
+    )
+
+
+def test_record_refuses_missing_tables_and_overlapping_folders(tmp_path):
+    results = full_results(tmp_path / "results")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{record.BEGIN}\n{record.END}\n")
+    with pytest.raises(record.NotARecordError, match="must be a folder of its own"):
+        record.record(results, results / "paper", readme)
+    with pytest.raises(record.NotARecordError, match="must be a folder of its own"):
+        record.record(results, results, readme)
+    (results / record.TABLE5_CSV).unlink()
+    with pytest.raises(record.NotARecordError, match=r"lacks e6_paper_table5\.csv"):
+        record.record(results, tmp_path / "paper", readme)
+    assert (results / "REPORT.md").is_file() and not (tmp_path / "paper").exists()
+
+
+def test_readme_without_its_block_is_an_error_and_blocks_are_found_in_order():
+    with pytest.raises(record.NotARecordError, match="no block"):
+        record.replace_block("text", "block")
+    text = f"{record.END}\n{record.BEGIN}\nold\n{record.END}\n"
+    assert record.replace_block(text, "new") == f"{record.END}\nnew\n"
+    assert record.hours(3599.9) == "1.00 h" and record.hours(59.0) == "1.0 min"
 
 
 def test_run_times_json_holds_each_experiments_times(tmp_path):
     results = full_results(tmp_path / "results")
     times = json.loads((results / RUN_TIMES).read_text())
     assert times["mode"] == "full" and times["jobs"] == 2 and times["seconds"] == 6.0
-    assert times["experiments"]["e3"] == {"seconds": 1.0, "task_seconds": 3 * 3600.0}
+    assert (times["chains"], times["draws"], times["warmup"]) == (4, 1000, 1000)
+    assert times["experiments"]["e3"] == {
+        "this_run_seconds": 1.0,
+        "tasks": 10,
+        "reused": 2,
+        "task_seconds": 3 * 3600.0,
+        "wall_seconds": 1800.0,
+    }
+    assert "stale_quick_table.csv" not in times["files"] and "e4_power.png" in times["files"]
+
+
+def test_a_dask_run_is_recorded_without_a_wall_time(tmp_path):
+    results = full_results(tmp_path / "results", scheduler="tcp://host:8786")
+    times = json.loads((results / RUN_TIMES).read_text())
+    for value in times["experiments"].values():
+        value["wall_seconds"] = None
+    (results / RUN_TIMES).write_text(json.dumps(times))
+    sentence = record.run_time_sentence(record.load_run_times(results))
+    assert "Dask scheduler tcp://host:8786" in sentence and "all unknown" in sentence
 
 
 def test_benchmark_targets_2_and_3_read_the_run_of_record(tmp_path):
@@ -130,8 +204,8 @@ def test_benchmark_targets_2_and_3_read_the_run_of_record(tmp_path):
         frame.to_csv(folder / f"{key}_repetitions.csv", index=False)
     e4 = pd.DataFrame({"delta0": [0.015, 0.03], "divergences": [0, 3], "max_rhat": [1.02, 1.0]})
     e4.to_csv(folder / "e4_repetitions.csv", index=False)
-    task_seconds, jobs = recorded_run_times(folder)
-    assert jobs == 2 and task_seconds["e6"] == 6 * 3600.0
+    times = recorded_run_times(folder)
+    assert times["jobs"] == 2 and times["experiments"]["e6"]["wall_seconds"] == 1800.0
     lines, row = recorded_robustness(folder)
     assert row.figure.startswith("3 divergences, max R-hat 1.0200, R-hat > 1.01 in 1 of 10 fits")
     assert "not met" in row.status

@@ -7,8 +7,9 @@ digest is a SHA-256 of the function's name, a canonical encoding of the argument
 numbers, arrays, data frames) and a ``salt`` naming what else the result depends on (the
 experiments use the Stan program's digest). A rerun with the same arguments finds the file and
 skips the task; changed settings or a changed Stan program give other digests, so stale results
-are never reused. Each file also keeps how many seconds its task ran, so that a run resumed
-across several sessions can still say how long all of it took (:attr:`Checkpoints.task_seconds`).
+are never reused. Each file also keeps how many seconds its task ran and how many workers shared
+the machine then, so that a run resumed across several sessions can still say how long all of it
+took (:class:`TaskTiming`).
 Files are written to a temporary name and renamed (atomic on POSIX and Windows), so a run killed
 while writing leaves either the whole file or none; an unreadable file is treated as missing and
 recomputed.
@@ -23,6 +24,7 @@ import os
 import pickle
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,44 @@ def task_digest(function: Callable[..., Any], task: tuple[Any, ...], salt: str =
     return hashlib.sha256(name + b"|" + canonical(tuple(task)) + salted).hexdigest()[:24]
 
 
+@dataclass
+class TaskTiming:
+    """How many tasks one :class:`Checkpoints` object loaded or saved, and their run times.
+
+    Attributes
+    ----------
+    tasks
+        Tasks loaded (computed by an earlier run) or saved (computed now).
+    reused
+        Of those, the tasks loaded from an earlier run.
+    seconds
+        Summed run time of the tasks, each measured in the process that ran it.
+    wall_seconds
+        Estimated wall time of computing them all: the sum of each task's seconds divided by the
+        number of workers that shared the machine while it ran (a task timed while w workers
+        competed for the cores took about w times its share of the elapsed time). ``None`` when
+        a task's number of workers is unknown (a Dask cluster).
+    """
+
+    tasks: int = 0
+    reused: int = 0
+    seconds: float = 0.0
+    wall_seconds: float | None = 0.0
+
+    def add(self, seconds: float, workers: int | None, *, reused: bool) -> None:
+        self.tasks += 1
+        self.reused += int(reused)
+        self.seconds += seconds
+        if self.wall_seconds is not None and workers:
+            self.wall_seconds += seconds / workers
+        else:
+            self.wall_seconds = None
+
+
+#: The keys of a checkpoint file's record (``workers`` may be missing: ``None``).
+RECORD_KEYS = {"result", "seconds", "workers"}
+
+
 class Checkpoints:
     """The finished results of the tasks of one experiment, one pickle file per task.
 
@@ -82,15 +122,15 @@ class Checkpoints:
 
     Attributes
     ----------
-    task_seconds
-        Sum of the run times (seconds, as measured where each task ran) of the tasks this object
-        has loaded or saved: the compute time of all of them, whichever run computed them.
+    timing
+        The run times of the tasks this object has loaded or saved (:class:`TaskTiming`),
+        whichever run computed them.
     """
 
     def __init__(self, folder: str | os.PathLike[str], salt: str = "") -> None:
         self.folder = Path(folder)
         self.salt = salt
-        self.task_seconds = 0.0
+        self.timing = TaskTiming()
 
     def path(self, function: Callable[..., Any], task: tuple[Any, ...]) -> Path:
         return self.folder / f"{function.__name__}-{task_digest(function, task, self.salt)}.pkl"
@@ -104,9 +144,9 @@ class Checkpoints:
                 record = pickle.load(handle)
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError):
             return False, None
-        if not (isinstance(record, dict) and record.keys() == {"result", "seconds"}):
+        if not (isinstance(record, dict) and {"result", "seconds"} <= record.keys() <= RECORD_KEYS):
             return False, None
-        self.task_seconds += float(record["seconds"])
+        self.timing.add(float(record["seconds"]), record.get("workers"), reused=True)
         return True, record["result"]
 
     def save(
@@ -115,12 +155,14 @@ class Checkpoints:
         task: tuple[Any, ...],
         result: Any,
         seconds: float = 0.0,
+        workers: int | None = 1,
     ) -> None:
-        """Write the result and its task's run time in ``seconds`` atomically (a temporary file
-        in the same folder, then a rename)."""
+        """Write the result, its task's run time in ``seconds`` and the number of ``workers``
+        that shared the machine meanwhile (``None``: unknown) atomically (a temporary file in the
+        same folder, then a rename)."""
         path = self.path(function, task)
-        record = {"result": result, "seconds": float(seconds)}
-        self.task_seconds += float(seconds)
+        record = {"result": result, "seconds": float(seconds), "workers": workers}
+        self.timing.add(float(seconds), workers, reused=False)
         self.folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".partial-", suffix=".pkl")
         try:
@@ -141,4 +183,4 @@ class Checkpoints:
         return f"Checkpoints({str(self.folder)!r}, salt={self.salt!r})"
 
 
-__all__ = ["Checkpoints", "canonical", "task_digest"]
+__all__ = ["Checkpoints", "TaskTiming", "canonical", "task_digest"]

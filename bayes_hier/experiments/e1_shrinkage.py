@@ -50,7 +50,7 @@ def run_repetition(q: int, rep: int, settings: Settings) -> dict[str, float]:
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
     tasks = [(q, rep, settings) for q in settings.e1_q for rep in range(settings.e1_reps)]
-    saved = checkpoints(out, "e1")
+    saved = checkpoints(out, "e1", settings)
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -86,5 +86,5 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         f"{diagnostics_sentence(reps)}. `{PAPER_CSV}`: next to Table 2 of {CITATION}.",
         tables=tables,
         seconds=time.perf_counter() - start,
-        task_seconds=saved.task_seconds,
+        timing=saved.timing,
     )

@@ -114,7 +114,7 @@ def run_cauchy_experiment(
         for q in settings.e23_q
         for rep in range(settings.e23_reps)
     ]
-    saved = checkpoints(out, key)
+    saved = checkpoints(out, key, settings)
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -143,7 +143,7 @@ def run_cauchy_experiment(
         tables={csv: table},
         figures={png: f"{title}: P(rope) and rejection shares against q"},
         seconds=time.perf_counter() - start,
-        task_seconds=saved.task_seconds,
+        timing=saved.timing,
     )
 
 

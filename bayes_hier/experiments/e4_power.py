@@ -44,7 +44,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         for setting in range(len(settings.e4_delta0))
         for rep in range(settings.e4_reps)
     ]
-    saved = checkpoints(out, "e4")
+    saved = checkpoints(out, "e4", settings)
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -91,5 +91,5 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         tables={CSV: table},
         figures={FIGURE: "E4: power of the hierarchical test and of the signed-rank test"},
         seconds=time.perf_counter() - start,
-        task_seconds=saved.task_seconds,
+        timing=saved.timing,
     )

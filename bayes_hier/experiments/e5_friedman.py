@@ -2,8 +2,8 @@
 
 Ground truth (``e5_friedman.csv``): for each setting, the true δ is the mean over
 ``e5_truth_reps`` fresh training sets of the accuracy difference tree − LDA on one large test set
-(``e5_test_size`` draws) of that setting. The file is a cache: when it holds the same settings,
-repetitions, test size and base seed it is reused instead of recomputed.
+(``e5_test_size`` draws) of that setting; each setting is one task, saved in the checkpoints like
+every repetition (a rerun reuses it, and its run time counts in the experiment's).
 
 Analysis (``e5_summary.csv``): ``e5_reps`` times, pick ``e5_pick`` settings per function, draw a
 fresh sample of each, run paired ``runs × folds`` cross-validation (scikit-learn
@@ -96,22 +96,6 @@ def truth_setting(setting_id: int, settings: Settings) -> dict[str, float]:
     }
 
 
-def load_cached_truth(path: Path, settings: Settings) -> pd.DataFrame | None:
-    """The cached ground truth when it matches the settings, else ``None``."""
-    if not path.is_file():
-        return None
-    frame = pd.read_csv(path)
-    wanted = set(settings.e5_settings)
-    if set(frame.get("setting_id", [])) != wanted:
-        return None
-    same = (
-        (frame["reps"] == settings.e5_truth_reps)
-        & (frame["test_size"] == settings.e5_test_size)
-        & (frame["base_seed"] == settings.base_seed)
-    )
-    return frame if bool(same.all()) else None
-
-
 def cross_validate(
     setting: FriedmanSetting, rng: np.random.Generator, settings: Settings
 ) -> np.ndarray:
@@ -200,23 +184,13 @@ def summarise(reps: pd.DataFrame) -> pd.DataFrame:
 
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
-    saved = checkpoints(out, "e5")
-    truth_path = out / TRUTH_CSV
-    truth_frame = load_cached_truth(truth_path, settings)
-    cached = truth_frame is not None
-    if truth_frame is None:
-        tasks = [(setting_id, settings) for setting_id in settings.e5_settings]
-        truth_frame = pd.DataFrame(
-            run_tasks(
-                executor,
-                truth_setting,
-                tasks,
-                "E5 ground truth",
-                progress,
-                checkpoints=saved,
-            )
-        )
-        truth_frame.to_csv(truth_path, index=False)
+    saved = checkpoints(out, "e5", settings)
+    tasks = [(setting_id, settings) for setting_id in settings.e5_settings]
+    truth_frame = pd.DataFrame(
+        run_tasks(executor, truth_setting, tasks, "E5 ground truth", progress, checkpoints=saved)
+    )
+    truth_reused = saved.timing.reused
+    truth_frame.to_csv(out / TRUTH_CSV, index=False)
     truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
     tasks = [(rep, truth, settings) for rep in range(settings.e5_reps)]
     reps = pd.DataFrame(
@@ -245,7 +219,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         "E5: Friedman functions (LDA vs classification tree)",
         f"{len(settings.e5_settings)} settings; ground truth from {settings.e5_truth_reps} "
         f"training sets each on a test set of {settings.e5_test_size}"
-        + (" (reused from the cached e5_friedman.csv)" if cached else "")
+        + (f" ({truth_reused} settings' truths reused from checkpoints/)" if truth_reused else "")
         + f"; {settings.e5_reps} analysis repetitions picking {settings.e5_pick} settings per "
         f"function, paired {settings.e5_runs}×{settings.e5_folds} CV; d = tree − LDA; rope "
         f"{settings.rope}. Medians of y from 10 000 draws. "
@@ -253,5 +227,5 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         tables={TRUTH_CSV: truth_frame, SUMMARY_CSV: summary},
         figures={FIGURE: "E5: MSE of the MLE and of the shrinkage estimates"},
         seconds=time.perf_counter() - start,
-        task_seconds=saved.task_seconds,
+        timing=saved.timing,
     )

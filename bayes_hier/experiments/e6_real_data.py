@@ -161,7 +161,7 @@ def run(
     for p, pair in enumerate(settings.e6_pairs):
         subset = frame[frame["model"].isin(pair)].reset_index(drop=True)
         tasks.extend((p, v, subset, settings) for v in range(len(settings.e6_variants)))
-    saved = checkpoints(out, "e6")
+    saved = checkpoints(out, "e6", settings)
     rows = run_tasks(executor, run_fit, tasks, "E6 real data", progress, checkpoints=saved)
     table = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     table.to_csv(out / CSV, index=False)
@@ -190,5 +190,5 @@ def run(
         tables=tables,
         figures=figures,
         seconds=time.perf_counter() - start,
-        task_seconds=saved.task_seconds,
+        timing=saved.timing,
     )

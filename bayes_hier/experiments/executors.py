@@ -244,6 +244,14 @@ def timed_call(function: Callable[..., Any], *task: Any) -> tuple[Any, float]:
     return value, time.perf_counter() - start
 
 
+def workers_of(executor: concurrent.futures.Executor) -> int | None:
+    """How many tasks run at once on ``executor``: 1 inline, ``jobs`` for a local pool, ``None``
+    (unknown) for a Dask cluster."""
+    if isinstance(executor, InlineExecutor):
+        return 1
+    return getattr(executor, "jobs", None)
+
+
 def run_tasks(
     executor: concurrent.futures.Executor,
     function: Callable[..., Any],
@@ -256,11 +264,11 @@ def run_tasks(
     """``[function(*task) for task in tasks]`` on ``executor``, in task order, with a tqdm bar.
 
     With ``checkpoints``, tasks saved by an earlier run are not run again and every new result is
-    saved as soon as it arrives, with its run time (:func:`timed_call`; the sum over all tasks,
-    reused or not, is then ``checkpoints.task_seconds``). A local pool that loses a worker is
-    restarted and the unfinished tasks resubmitted (up to :data:`RESTARTS` times); beyond that, or
-    when Dask gives a task up, :class:`WorkerLostError` says how many results are saved and how
-    to resume.
+    saved as soon as it arrives, with its run time (:func:`timed_call`) and the executor's number
+    of workers (``checkpoints.timing`` then sums them over all tasks, reused or not). A local pool
+    that loses a worker is restarted and the unfinished tasks resubmitted (up to :data:`RESTARTS`
+    times); beyond that, or when Dask gives a task up, :class:`WorkerLostError` says how many
+    results are saved and how to resume.
     """
     results: list[Any] = [None] * len(tasks)
     pending = []
@@ -277,11 +285,12 @@ def run_tasks(
         disable=not progress,
         leave=True,
     ) as bar:
+        workers = workers_of(executor)
 
         def record(index: int, timed: tuple[Any, float]) -> None:
             results[index], seconds = timed
             if checkpoints is not None:
-                checkpoints.save(function, tasks[index], results[index], seconds)
+                checkpoints.save(function, tasks[index], results[index], seconds, workers)
             bar.update()
 
         if isinstance(executor, InlineExecutor):  # run here, one by one, so the bar moves
@@ -347,4 +356,5 @@ __all__ = [
     "stop_stan_pool",
     "terminate_tree",
     "timed_call",
+    "workers_of",
 ]

@@ -54,8 +54,7 @@ def run_experiments(
     out.mkdir(parents=True, exist_ok=True)
     if fresh:
         shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
-    reused = sum(1 for _ in (out / CHECKPOINTS).glob("*/[!.]*.pkl"))
-    start = time.perf_counter()
+    start, started = time.perf_counter(), time.time()
     engine = compile_model(settings.engine)  # once, before any worker starts
     outputs = []
     with make_executor(jobs, scheduler) as executor:
@@ -72,6 +71,7 @@ def run_experiments(
         jobs=jobs,
         scheduler=scheduler if isinstance(scheduler, str) else (scheduler and repr(scheduler)),
         command=command,
-        reused=reused,
+        reused=sum(output.timing.reused for output in outputs),
+        started=started,
     )
     return outputs

@@ -67,6 +67,24 @@ def paper_table2() -> pd.DataFrame:
     )
 
 
+def _in_paper_order(e6: pd.DataFrame) -> pd.DataFrame:
+    """E6's rows with each pair in the paper's order (first, second): a pair run the other way
+    round has its models and its p_left / p_right swapped."""
+    paper_pairs = set(_TABLE5)
+    flipped = [(b, a) in paper_pairs and (a, b) not in paper_pairs for a, b in
+               zip(e6["first"], e6["second"])]  # fmt: skip
+    flipped = pd.Series(flipped, index=e6.index, dtype=bool)
+    ordered = e6.copy()
+    for left, right in (("first", "second"), ("p_left", "p_right")):
+        ordered.loc[flipped, [left, right]] = e6.loc[flipped, [right, left]].to_numpy()
+    return ordered
+
+
+def paper_p_value(value: float) -> str:
+    """A p-value as the paper prints it: two decimals, ``< 0.005`` for its 0.00."""
+    return "< 0.005" if value == 0 else f"{value:.2f}"
+
+
 def table5_next_to_paper(e6: pd.DataFrame) -> pd.DataFrame:
     """E6's probabilities and p-values next to Tables 5 and 6, for the pairs and priors both have.
 
@@ -74,15 +92,24 @@ def table5_next_to_paper(e6: pd.DataFrame) -> pd.DataFrame:
     ----------
     e6
         E6's table (``e6_real_data.csv``): columns first, second, variant, p_left, p_rope,
-        p_right (package convention: p_left = first better) and wilcoxon_p.
+        p_right (package convention: p_left = first better) and wilcoxon_p. A pair listed in the
+        other order than the paper's is turned round.
 
     Returns
     -------
     pandas.DataFrame
         One row per pair and prior: ``paper <outcome>`` and ``reproduced <outcome>`` for the
-        three outcomes, both p-values, and ``max |difference|`` over the three probabilities.
+        three outcomes, ``max abs difference`` over the three probabilities and both p-values
+        (the paper's as printed); no rows when the two have nothing in common.
     """
-    ours = e6[e6["variant"].isin(list(PRIORS))].rename(
+    columns = ["pair", "nu prior"]
+    for outcome in OUTCOMES:
+        columns += [f"paper {outcome}", f"reproduced {outcome}"]
+    columns += ["max abs difference", "paper signed-rank p", "reproduced signed-rank p"]
+    needed = {"first", "second", "variant", "p_left", "p_rope", "p_right", "wilcoxon_p"}
+    if len(e6) == 0 or not needed <= set(e6.columns):
+        return pd.DataFrame(columns=columns)
+    ours = _in_paper_order(e6[e6["variant"].isin(list(PRIORS))]).rename(
         columns={"p_right": "second better", "p_rope": "rope", "p_left": "first better"}
     )
     joined = paper_table5().merge(
@@ -96,17 +123,14 @@ def table5_next_to_paper(e6: pd.DataFrame) -> pd.DataFrame:
     )
     for outcome in OUTCOMES:
         frame[f"paper {outcome}"] = joined[f"{outcome} paper"]
-        frame[f"reproduced {outcome}"] = joined[f"{outcome} reproduced"].round(3)
-    frame["max |difference|"] = (
-        pd.concat(
-            [(joined[f"{o} paper"] - joined[f"{o} reproduced"]).abs() for o in OUTCOMES], axis=1
-        )
-        .max(axis=1)
-        .round(3)
-    )
-    frame["paper signed-rank p"] = joined["wilcoxon_p paper"]
+        frame[f"reproduced {outcome}"] = joined[f"{outcome} reproduced"].astype(float).round(3)
+    differences = [
+        (joined[f"{o} paper"] - joined[f"{o} reproduced"].astype(float)).abs() for o in OUTCOMES
+    ]
+    frame["max abs difference"] = pd.concat(differences, axis=1).max(axis=1).round(3)
+    frame["paper signed-rank p"] = joined["wilcoxon_p paper"].map(paper_p_value)
     frame["reproduced signed-rank p"] = joined["wilcoxon_p reproduced"].round(4)
-    return frame
+    return frame[columns]
 
 
 def table2_next_to_paper(e1: pd.DataFrame) -> pd.DataFrame:
@@ -127,6 +151,7 @@ __all__ = [
     "CITATION",
     "OUTCOMES",
     "PRIORS",
+    "paper_p_value",
     "paper_table2",
     "paper_table5",
     "table2_next_to_paper",

@@ -1,17 +1,21 @@
 """Keep a full ``make paper`` run as the results of record: ``paper/`` and the README's summary.
 
 ``python -m bayes_hier.experiments.record [--results results] [--to paper] [--readme README.md]``
-copies the report, tables, figures and run times of a *full* run (all six experiments at the
-paper's sizes) from ``results/`` to ``paper/``, and rewrites the block of the README between
-``BEGIN`` and ``END``: the run time and Table 5 of the paper next to the reproduction.
-Every number in that block is read from the copied files, none is typed in.
+copies the report, the run times and the tables and figures of a *full* run (all six experiments
+at the paper's sizes, the files listed in its ``run_times.json``) from ``results/`` to ``paper/``,
+and rewrites the block of the README between ``BEGIN`` and ``END``: the run time and Table 5 of
+the paper next to the reproduction. Every number in that block is read from the run's files.
+The block is built before anything is written; ``paper/`` is replaced by a complete copy in one
+rename, and the README by a rename too, so a failure leaves the old record as it was.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -23,17 +27,17 @@ from .report import RUN_TIMES, markdown_table
 BEGIN = "<!-- paper-record:begin (written by python -m bayes_hier.experiments.record) -->"
 END = "<!-- paper-record:end -->"
 EXPERIMENTS = ("e1", "e2", "e3", "e4", "e5", "e6")
-#: What is copied: the report, the run times, every table and figure (not the checkpoints).
-PATTERNS = ("REPORT.md", RUN_TIMES, "*.csv", "*.png")
+#: Tables the record must hold: the README's Table 5 and the benchmark's robustness table.
+REQUIRED = (TABLE5_CSV, *(f"e{k}_repetitions.csv" for k in range(1, 5)))
 
 
 class NotARecordError(ValueError):
-    """``results/`` does not hold a complete full-size run."""
+    """A folder does not hold a complete full-size run, or the record cannot be written."""
 
 
 def load_run_times(folder: Path) -> dict:
-    """The run times of the run in ``folder``, which must be a complete full run
-    (:class:`NotARecordError` otherwise)."""
+    """The run times of the run in ``folder``, which must be a complete full run with the tables
+    the record needs (:class:`NotARecordError` otherwise)."""
     path = Path(folder) / RUN_TIMES
     if not path.is_file():
         raise NotARecordError(
@@ -47,55 +51,60 @@ def load_run_times(folder: Path) -> dict:
             + (f" without {', '.join(missing)}" if missing else "")
             + ": the results of record come from `make paper` (full mode, all six experiments)."
         )
+    absent = [name for name in ("REPORT.md", *REQUIRED) if not (Path(folder) / name).is_file()]
+    if absent:
+        raise NotARecordError(f"{folder} lacks {', '.join(absent)}: run `make paper` again.")
     return times
 
 
-def copy_results(source: Path, target: Path) -> list[Path]:
-    """Copy the report, run times, tables and figures from ``source`` to a fresh ``target``."""
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    copied = []
-    for pattern in PATTERNS:
-        for path in sorted(Path(source).glob(pattern)):
-            copied.append(Path(shutil.copy2(path, target / path.name)))
-    return copied
+def hours(seconds: float | None) -> str:
+    """``1.23 h`` from an hour on, else ``12.3 min``; ``unknown`` for ``None``."""
+    if seconds is None:
+        return "unknown"
+    return f"{seconds / 3600:.2f} h" if round(seconds / 60, 1) >= 60 else f"{seconds / 60:.1f} min"
 
 
-def hours(seconds: float) -> str:
-    """``1.23 h`` (or minutes below an hour)."""
-    return f"{seconds / 3600:.2f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min"
+def _summed(times: dict, field: str, keys: tuple[str, ...]) -> float | None:
+    values = [times["experiments"][key][field] for key in keys]
+    return None if any(v is None for v in values) else float(sum(values))
 
 
 def run_time_sentence(times: dict) -> str:
-    """How long the run took: summed repetition times of E1–E4, E5, E6 and the wall estimate."""
-    task = {key: value["task_seconds"] for key, value in times["experiments"].items()}
-    simulation = sum(task[key] for key in ("e1", "e2", "e3", "e4"))
-    total = sum(task.values())
-    jobs = times["jobs"]
+    """When and where the run was made, and how long its repetitions took: summed and as
+    estimated wall time (``checkpoints.TaskTiming``), for E1-E4, E5, E6 and all."""
+    simulation = ("e1", "e2", "e3", "e4")
+    parts = {"E1-E4": simulation, "E5": ("e5",), "E6": ("e6",), "all": EXPERIMENTS}
+    summed = ", ".join(
+        f"{name} {hours(_summed(times, 'task_seconds', k))}" for name, k in parts.items()
+    )
+    wall = ", ".join(
+        f"{name} {hours(_summed(times, 'wall_seconds', k))}" for name, k in parts.items()
+    )
+    where = f"Dask scheduler {times['scheduler']}" if times["scheduler"] else (
+        f"{times['jobs']} local worker processes"
+    )  # fmt: skip
     return (
-        f"Generated {times['generated']} on {times['machine']} with {jobs} worker process(es). "
-        "Summed run time of all repetitions (each timed in its worker): "
-        f"E1-E4 {hours(simulation)}, E5 {hours(task['e5'])}, E6 {hours(task['e6'])}, "
-        f"all {hours(total)}; with {jobs} workers busy that is about "
-        f"**{hours(total / jobs)} of wall time** (E1-E4 about {hours(simulation / jobs)})."
+        f"Generated {times['generated']} on {times['machine']} ({where}; {times['chains']} "
+        f"chains x {times['draws']} draws after {times['warmup']} warm-up per fit). Summed run "
+        f"time of the repetitions (each timed in its worker): {summed}. Estimated wall time "
+        f"(each repetition's time divided by the workers sharing the machine): **{wall}**."
     )
 
 
-def readme_block(record: Path) -> str:
-    """The README's block: where the results are, the run time, Table 5 next to the paper."""
-    times = load_run_times(record)
-    table = pd.read_csv(Path(record) / TABLE5_CSV)
+def readme_block(folder: Path, record_name: str = "paper") -> str:
+    """The README's block from the run in ``folder``, to be kept in ``record_name/``: the run
+    time and Table 5 next to the paper's."""
+    times = load_run_times(folder)
+    table = pd.read_csv(Path(folder) / TABLE5_CSV, dtype={"paper signed-rank p": str})
     return "\n".join(
         [
             BEGIN,
-            f"Results of record: `{Path(record).name}/` (`REPORT.md`, one CSV per table, one PNG "
-            "per figure, `run_times.json`), copied from a full `make paper` run. "
-            + run_time_sentence(times),
+            f"Results of record: `{record_name}/` (`REPORT.md`, one CSV per table, one PNG per "
+            "figure, "
+            "`run_times.json`), copied from a full `make paper` run. " + run_time_sentence(times),
             "",
             f"Table 5 (next-data-set probabilities) and Table 6 (signed-rank p-values) of "
-            f"{CITATION}, next to the reproduction (E6; 4 chains x 1000 draws; the paper's "
-            "'left' is 'second better'):",
+            f"{CITATION}, next to the reproduction (E6; the paper's 'left' is 'second better'):",
             "",
             markdown_table(table),
             END,
@@ -104,32 +113,74 @@ def readme_block(record: Path) -> str:
 
 
 def replace_block(text: str, block: str) -> str:
-    """``text`` with the part from ``BEGIN`` to ``END`` replaced by ``block``."""
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"the README has no block between {BEGIN!r} and {END!r}")
+    """``text`` with the part from ``BEGIN`` to the next ``END`` replaced by ``block``."""
+    start = text.find(BEGIN)
+    end = text.find(END, start) if start >= 0 else -1
+    if start < 0 or end < 0:
+        raise NotARecordError(f"the README has no block between {BEGIN!r} and {END!r}")
     return text[:start] + block + text[end + len(END) :]
+
+
+def _check_separate(source: Path, target: Path) -> None:
+    source, target = source.resolve(), target.resolve()
+    if source == target or source in target.parents or target in source.parents:
+        raise NotARecordError(
+            f"the record ({target}) must be a folder of its own, neither the run's folder "
+            f"({source}) nor inside or around it"
+        )
+
+
+def copy_results(source: Path, target: Path, times: dict) -> list[Path]:
+    """Replace ``target`` by a copy of the run's report, run times and listed files, built in a
+    temporary folder beside it and renamed into place."""
+    source, target = Path(source), Path(target)
+    _check_separate(source, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        for name in ("REPORT.md", RUN_TIMES, *times["files"]):
+            shutil.copy2(source / name, staging / name)
+        if target.exists():
+            old = target.with_name(f".{target.name}-old")
+            shutil.rmtree(old, ignore_errors=True)
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old)
+        else:
+            staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return sorted(target.iterdir())
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it over ``path``."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temporary, path)
+
+
+def record(results: Path, to: Path, readme: Path) -> list[Path]:
+    """Check the run, build the README block, then copy the run to ``to`` and update ``readme``."""
+    times = load_run_times(results)
+    text = replace_block(readme.read_text(encoding="utf-8"), readme_block(results, to.name))
+    copied = copy_results(results, to, times)
+    write_atomically(readme, text)
+    return copied
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bayes_hier.experiments.record")
     parser.add_argument("--results", default="results", help="the run's folder (default results)")
     parser.add_argument("--to", default="paper", help="where the record goes (default paper)")
-    parser.add_argument(
-        "--readme", default="README.md", help="README to update (default README.md)"
-    )
+    parser.add_argument("--readme", default="README.md", help="README to update")
     args = parser.parse_args(argv)
     try:
-        load_run_times(Path(args.results))
+        copied = record(Path(args.results), Path(args.to), Path(args.readme))
     except NotARecordError as error:
         parser.error(str(error))
-    copied = copy_results(Path(args.results), Path(args.to))
-    readme = Path(args.readme)
-    readme.write_text(
-        replace_block(readme.read_text(encoding="utf-8"), readme_block(Path(args.to))),
-        encoding="utf-8",
-    )
-    print(f"Copied {len(copied)} files to {args.to}/ and updated {readme}.")
+    print(f"Copied {len(copied)} files to {args.to}/ and updated {args.readme}.")
     return 0
 
 
@@ -139,8 +190,10 @@ __all__ = [
     "load_run_times",
     "main",
     "readme_block",
+    "record",
     "replace_block",
     "run_time_sentence",
+    "write_atomically",
 ]
 
 

@@ -62,33 +62,51 @@ def markdown_table(frame: pd.DataFrame, max_rows: int = 60) -> str:
     return "\n".join(lines)
 
 
-def run_time_lines(
-    outputs: Sequence[ExperimentOutput], *, jobs: int, scheduler: str | None
-) -> list[str]:
-    """The run-time table: this run's wall seconds and, per experiment, the summed run time of
-    all its repetitions, also of those an earlier (interrupted) run computed.
+def utc_now() -> str:
+    """The current time in UTC, ISO 8601 to the second."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
-    With ``jobs`` local workers kept busy, the wall time of a run that computes every repetition
-    is about the summed task time divided by ``jobs`` (each task's time is measured in its worker,
-    so it already includes the slowdown of sharing the cores with the other workers).
-    """
+
+def minutes(seconds: float | None) -> str:
+    """``12.3`` (minutes), or ``unknown`` for ``None``."""
+    return "unknown" if seconds is None else f"{seconds / 60:.1f}"
+
+
+def run_time_lines(outputs: Sequence[ExperimentOutput]) -> list[str]:
+    """The run-time table: per experiment, this run's seconds, how many repetitions were reused,
+    their summed run time and the estimated wall time of computing them all
+    (:class:`~.checkpoints.TaskTiming`), also across the earlier runs that saved them."""
     table = pd.DataFrame(
-        [(o.key, o.title, round(o.seconds, 1), round(o.task_seconds, 1)) for o in outputs],
-        columns=["experiment", "title", "seconds (this run)", "seconds (all repetitions)"],
+        [
+            (
+                o.key,
+                o.title,
+                round(o.seconds, 1),
+                f"{o.timing.tasks} ({o.timing.reused})",
+                round(o.timing.seconds / 60, 1),
+                minutes(o.timing.wall_seconds),
+            )
+            for o in outputs
+        ],
+        columns=[
+            "experiment",
+            "title",
+            "seconds (this run)",
+            "repetitions (reused)",
+            "summed repetition minutes",
+            "estimated wall minutes",
+        ],
     )
-    total = float(sum(o.task_seconds for o in outputs))
     lines = [markdown_table(table), ""]
+    total = sum(o.timing.seconds for o in outputs)
     if total > 0:
-        workers = "the Dask workers" if scheduler else f"{jobs} local job(s)"
+        walls = [o.timing.wall_seconds for o in outputs]
+        wall = None if any(w is None for w in walls) else sum(w for w in walls if w is not None)
         lines += [
-            f"Summed run time of all repetitions (each timed in its worker, including those "
-            f"reused from `checkpoints/`): {total:.0f} s; on {workers} that is "
-            + (
-                f"about {total / jobs / 60:.1f} min of wall time for a run that computes all of "
-                "them."
-                if not scheduler
-                else "the wall time times the number of busy workers."
-            ),
+            "Each repetition is timed in the worker that ran it; the estimated wall time divides "
+            "its time by the number of workers that shared the machine meanwhile (unknown on a "
+            f"Dask cluster). All repetitions: {total / 60:.1f} min summed, about "
+            f"{minutes(wall)} min of wall time.",
             "",
         ]
     return lines
@@ -105,19 +123,24 @@ def write_report(
     scheduler: str | None = None,
     command: str | None = None,
     reused: int = 0,
+    started: float | None = None,
 ) -> Path:
-    """Write ``out/REPORT.md`` and return its path. ``reused``: results taken from the checkpoints
-    of an earlier (interrupted) run, whose time the run times do not include."""
+    """Write ``out/REPORT.md`` and ``out/run_times.json`` and return the report's path.
+
+    ``reused``: results taken from the checkpoints of an earlier (interrupted) run, whose time
+    this run's seconds do not include. ``started``: when this run began (``time.time()``); the
+    tables and figures written since then are listed in ``run_times.json``.
+    """
     out = Path(out)
     lines = [
         "# Reproduction of the hierarchical-model paper (bayes_hier)",
         "",
-        f"Generated {datetime.datetime.now().isoformat(timespec='seconds')} in "
-        f"**{settings.mode}** mode; total run time {seconds:.1f} s "
+        f"Generated {utc_now()} in **{settings.mode}** mode; this run took {seconds:.1f} s "
         f"({seconds / 60:.1f} min)"
         + (
             f"; {reused} finished repetitions were reused from `checkpoints/` (saved by an "
-            "earlier run; `--fresh` recomputes them), so the run times cover only the rest."
+            "earlier run; `--fresh` recomputes them): this run's seconds cover only the rest, "
+            "the run-time table below covers all."
             if reused
             else "."
         ),
@@ -137,7 +160,7 @@ def write_report(
         "",
         "## Run times",
         "",
-        *run_time_lines(outputs, jobs=jobs, scheduler=scheduler),
+        *run_time_lines(outputs),
     ]
     for output in outputs:
         lines += [f"## {output.title}", "", output.description, ""]
@@ -155,7 +178,9 @@ def write_report(
     ]
     path = out / "REPORT.md"
     path.write_text("\n".join(lines), encoding="utf-8")
-    write_run_times(out, outputs, settings, seconds=seconds, jobs=jobs, scheduler=scheduler)
+    write_run_times(
+        out, outputs, settings, seconds=seconds, jobs=jobs, scheduler=scheduler, started=started
+    )
     return path
 
 
@@ -171,20 +196,42 @@ def write_run_times(
     seconds: float,
     jobs: int,
     scheduler: str | None,
+    started: float | None = None,
 ) -> Path:
-    """``out/run_times.json``: mode, date, machine, workers, this run's wall seconds and, per
-    experiment, this run's seconds and the summed run time of all its repetitions."""
+    """``out/run_times.json``: mode, MCMC sizes, date (UTC), machine, workers, this run's wall
+    seconds, per experiment this run's seconds and the timing of all its repetitions
+    (:class:`~.checkpoints.TaskTiming`: tasks, reused, task_seconds, wall_seconds), and the
+    tables and figures this run wrote (``files``:
+    those modified since ``started``; all of them when ``started`` is ``None``)."""
+    out = Path(out)
+    files = sorted(
+        path.name
+        for pattern in ("*.csv", "*.png")
+        for path in out.glob(pattern)
+        if started is None or path.stat().st_mtime >= started
+    )
     record = {
-        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "generated": utc_now(),
         "mode": settings.mode,
+        "chains": settings.chains,
+        "draws": settings.draws,
+        "warmup": settings.warmup,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}",
         "jobs": jobs,
         "scheduler": scheduler,
         "seconds": seconds,
         "experiments": {
-            o.key: {"seconds": o.seconds, "task_seconds": o.task_seconds} for o in outputs
+            o.key: {
+                "this_run_seconds": o.seconds,
+                "tasks": o.timing.tasks,
+                "reused": o.timing.reused,
+                "task_seconds": o.timing.seconds,
+                "wall_seconds": o.timing.wall_seconds,
+            }
+            for o in outputs
         },
+        "files": files,
     }
-    path = Path(out) / RUN_TIMES
+    path = out / RUN_TIMES
     path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return path

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoints import Checkpoints
+from .checkpoints import Checkpoints, TaskTiming
 from .executors import InlineExecutor, make_executor, run_tasks
 
 BASE_SEED = 20170101
@@ -204,25 +204,32 @@ def compile_model(engine: str = "auto") -> str:
 CHECKPOINTS = "checkpoints"
 
 
-def checkpoints(out: Any, key: str) -> Checkpoints:
+def checkpoints(out: Any, key: str, settings: Settings) -> Checkpoints:
     """Where experiment ``key`` saves its finished repetitions: ``out/checkpoints/key``.
 
-    The digest of the hierarchical Stan program salts every task's file name: results computed
-    with another version of the program are not reused (they stay in the folder, unread).
+    Every task's file name is salted with the digest of the hierarchical Stan program and, for
+    an engine other than pystan, the engine's name (``settings.engine`` resolved): results of
+    another version of the program or of another engine (other draws for the same seed) are not
+    reused; they stay in the folder, unread.
     """
     from pathlib import Path
 
+    from ..engines import get_engine
     from ..stan_programs import load_program
 
-    return Checkpoints(Path(out) / CHECKPOINTS / key, salt=load_program("hierarchical").digest)
+    salt = load_program("hierarchical").digest
+    engine = get_engine(settings.engine).name
+    return Checkpoints(
+        Path(out) / CHECKPOINTS / key, salt=salt if engine == "pystan" else f"{salt}|{engine}"
+    )
 
 
 @dataclass
 class ExperimentOutput:
     """What a driver hands to the report: tables (CSV names → frames), figures (PNG names →
-    captions), a description of the settings, the run time of this call in ``seconds`` and the
-    summed run time of all its repetitions in ``task_seconds``, including those computed by
-    earlier, interrupted runs and reused from the checkpoints."""
+    captions), a description of the settings, the run time of this call in ``seconds`` and, in
+    ``timing``, the run times of all its repetitions, including those computed by earlier,
+    interrupted runs and reused from the checkpoints."""
 
     key: str
     title: str
@@ -230,7 +237,7 @@ class ExperimentOutput:
     tables: dict[str, Any] = field(default_factory=dict)
     figures: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
-    task_seconds: float = 0.0
+    timing: TaskTiming = field(default_factory=TaskTiming)
 
 
 __all__ = [
