@@ -233,13 +233,12 @@ def study_estimate(
     """Lines and row of target 3 (a full report's times, or the estimate)."""
     recorded = recorded_run_times()
     if recorded is not None:
-        from bayes_hier.experiments.record import run_time_sentence
+        from bayes_hier.experiments.record import recorded_timing, run_time_sentence
 
-        wall = {k: v["wall_seconds"] for k, v in recorded["experiments"].items()}
-        if any(v is None for v in wall.values()):  # a Dask run: no wall-time estimate
+        e1_e4 = recorded_timing(recorded, ("e1", "e2", "e3", "e4")).wall_seconds
+        total = recorded_timing(recorded).wall_seconds
+        if e1_e4 is None or total is None:  # a Dask run: no wall-time estimate
             return [], Row(3, run_time_sentence(recorded), "not measured (Dask run)")
-        e1_e4 = sum(wall[k] for k in ("e1", "e2", "e3", "e4"))
-        total = sum(wall.values())
         figure = (
             f"E1-E4 {e1_e4 / 60:.0f} min, E1-E6 {total / 60:.0f} min of estimated wall time "
             "(the full run of record in paper/)"

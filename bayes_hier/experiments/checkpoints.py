@@ -23,7 +23,7 @@ import hashlib
 import os
 import pickle
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,20 @@ class TaskTiming:
             self.wall_seconds += seconds / workers
         else:
             self.wall_seconds = None
+
+    @classmethod
+    def combined(cls, timings: Iterable[TaskTiming]) -> TaskTiming:
+        """The timing of all the tasks of ``timings`` together (wall time unknown if any is)."""
+        total = cls()
+        for timing in timings:
+            total.tasks += timing.tasks
+            total.reused += timing.reused
+            total.seconds += timing.seconds
+            if total.wall_seconds is None or timing.wall_seconds is None:
+                total.wall_seconds = None
+            else:
+                total.wall_seconds += timing.wall_seconds
+        return total
 
 
 #: The keys of a checkpoint file's record (``workers`` may be missing: ``None``).

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from .checkpoints import TaskTiming
 from .e6_real_data import PAPER_CSV as TABLE5_CSV
 from .paper_values import CITATION
-from .report import RUN_TIMES, markdown_table
+from .report import RUN_TIMES, markdown_table, timing_from_record
 
 BEGIN = "<!-- paper-record:begin (written by python -m bayes_hier.experiments.record) -->"
 END = "<!-- paper-record:end -->"
@@ -64,9 +65,9 @@ def hours(seconds: float | None) -> str:
     return f"{seconds / 3600:.2f} h" if round(seconds / 60, 1) >= 60 else f"{seconds / 60:.1f} min"
 
 
-def _summed(times: dict, field: str, keys: tuple[str, ...]) -> float | None:
-    values = [times["experiments"][key][field] for key in keys]
-    return None if any(v is None for v in values) else float(sum(values))
+def recorded_timing(times: dict, keys: tuple[str, ...] = EXPERIMENTS) -> TaskTiming:
+    """The timing of the experiments ``keys`` of a run's ``run_times.json``, together."""
+    return TaskTiming.combined(timing_from_record(times["experiments"][key]) for key in keys)
 
 
 def run_time_sentence(times: dict) -> str:
@@ -74,12 +75,9 @@ def run_time_sentence(times: dict) -> str:
     estimated wall time (``checkpoints.TaskTiming``), for E1-E4, E5, E6 and all."""
     simulation = ("e1", "e2", "e3", "e4")
     parts = {"E1-E4": simulation, "E5": ("e5",), "E6": ("e6",), "all": EXPERIMENTS}
-    summed = ", ".join(
-        f"{name} {hours(_summed(times, 'task_seconds', k))}" for name, k in parts.items()
-    )
-    wall = ", ".join(
-        f"{name} {hours(_summed(times, 'wall_seconds', k))}" for name, k in parts.items()
-    )
+    timings = {name: recorded_timing(times, keys) for name, keys in parts.items()}
+    summed = ", ".join(f"{name} {hours(t.seconds)}" for name, t in timings.items())
+    wall = ", ".join(f"{name} {hours(t.wall_seconds)}" for name, t in timings.items())
     where = f"Dask scheduler {times['scheduler']}" if times["scheduler"] else (
         f"{times['jobs']} local worker processes"
     )  # fmt: skip
@@ -191,6 +189,7 @@ __all__ = [
     "main",
     "readme_block",
     "record",
+    "recorded_timing",
     "replace_block",
     "run_time_sentence",
     "write_atomically",

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from .checkpoints import TaskTiming
 from .runner import ExperimentOutput, Settings
 
 PACKAGES = (
@@ -98,18 +99,33 @@ def run_time_lines(outputs: Sequence[ExperimentOutput]) -> list[str]:
         ],
     )
     lines = [markdown_table(table), ""]
-    total = sum(o.timing.seconds for o in outputs)
-    if total > 0:
-        walls = [o.timing.wall_seconds for o in outputs]
-        wall = None if any(w is None for w in walls) else sum(w for w in walls if w is not None)
+    total = TaskTiming.combined(o.timing for o in outputs)
+    if total.seconds > 0:
         lines += [
             "Each repetition is timed in the worker that ran it; the estimated wall time divides "
             "its time by the number of workers that shared the machine meanwhile (unknown on a "
-            f"Dask cluster). All repetitions: {total / 60:.1f} min summed, about "
-            f"{minutes(wall)} min of wall time.",
+            f"Dask cluster). All repetitions: {total.seconds / 60:.1f} min summed, about "
+            f"{minutes(total.wall_seconds)} min of wall time.",
             "",
         ]
     return lines
+
+
+def timing_record(timing: TaskTiming) -> dict[str, Any]:
+    """A :class:`~.checkpoints.TaskTiming` as ``run_times.json`` keeps it."""
+    return {
+        "tasks": timing.tasks,
+        "reused": timing.reused,
+        "task_seconds": timing.seconds,
+        "wall_seconds": timing.wall_seconds,
+    }
+
+
+def timing_from_record(record: dict[str, Any]) -> TaskTiming:
+    """The :class:`~.checkpoints.TaskTiming` of one experiment of ``run_times.json``."""
+    return TaskTiming(
+        record["tasks"], record["reused"], record["task_seconds"], record["wall_seconds"]
+    )
 
 
 def write_report(
@@ -221,14 +237,7 @@ def write_run_times(
         "scheduler": scheduler,
         "seconds": seconds,
         "experiments": {
-            o.key: {
-                "this_run_seconds": o.seconds,
-                "tasks": o.timing.tasks,
-                "reused": o.timing.reused,
-                "task_seconds": o.timing.seconds,
-                "wall_seconds": o.timing.wall_seconds,
-            }
-            for o in outputs
+            o.key: {"this_run_seconds": o.seconds, **timing_record(o.timing)} for o in outputs
         },
         "files": files,
     }
