@@ -19,6 +19,7 @@ from .paper_values import CITATION, table2_next_to_paper
 from .runner import (
     ExperimentOutput,
     Settings,
+    add_table,
     checkpoints,
     diagnostics_sentence,
     fit,
@@ -73,10 +74,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     )
     table.to_csv(out / "e1_shrinkage.csv", index=False)
     tables = {"e1_shrinkage.csv": table}
-    beside = table2_next_to_paper(table)
-    if len(beside):
-        beside.to_csv(out / PAPER_CSV, index=False)
-        tables[PAPER_CSV] = beside
+    add_table(tables, out, PAPER_CSV, table2_next_to_paper(table))
     return ExperimentOutput(
         "e1",
         "E1: shrinkage versus MLE",

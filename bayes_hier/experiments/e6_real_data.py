@@ -26,6 +26,7 @@ from .paper_values import CITATION, table5_next_to_paper
 from .runner import (
     ExperimentOutput,
     Settings,
+    add_table,
     checkpoints,
     diagnostics_sentence,
     fit_diagnostics,
@@ -166,10 +167,7 @@ def run(
     table = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     table.to_csv(out / CSV, index=False)
     tables = {CSV: table}
-    beside = table5_next_to_paper(table)
-    if len(beside):
-        beside.to_csv(out / PAPER_CSV, index=False)
-        tables[PAPER_CSV] = beside
+    add_table(tables, out, PAPER_CSV, table5_next_to_paper(table))
     figures = {}
     if plot_densities(rows, settings.e6_pairs, out / DENSITY_FIGURE):
         figures[DENSITY_FIGURE] = (

@@ -200,6 +200,16 @@ def compile_model(engine: str = "auto") -> str:
     return resolved.name
 
 
+def add_table(tables: dict[str, Any], out: Any, name: str, frame: Any) -> None:
+    """Write ``frame`` to ``out/name`` and add it to an experiment's ``tables``, if it has rows
+    (a table next to the paper's is empty when a run shares no setting with it)."""
+    from pathlib import Path
+
+    if len(frame):
+        frame.to_csv(Path(out) / name, index=False)
+        tables[name] = frame
+
+
 #: The folder under the output folder that holds the finished repetitions of every experiment.
 CHECKPOINTS = "checkpoints"
 
@@ -246,6 +256,7 @@ __all__ = [
     "ExperimentOutput",
     "InlineExecutor",
     "Settings",
+    "add_table",
     "checkpoints",
     "compile_model",
     "diagnostics_sentence",
