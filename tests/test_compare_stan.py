@@ -92,3 +92,23 @@ def test_a_dask_cluster_gives_the_same_numbers(frame, inline):
                 on_dask = compare(frame, rope=0.005, seed=7, scheduler=cluster, **MCMC)
     columns = ["p_first_better", "p_rope", "p_second_better", "mean_difference"]
     assert on_dask.pairs[columns].equals(inline.pairs[columns])
+
+
+@pytest.mark.stan
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_pairs_warnings_reach_the_caller_named_by_pair(frame, jobs):
+    """b = a + 0.01 on every fold of set0: the pair's test spreads the ties and warns; the warning
+    is issued in this process, prefixed with the pair, also when a worker process ran the pair
+    (its own standard error would lose it in Jupyter)."""
+    from bayes_hier.hierarchical.model_input import ConstantDifferencesWarning
+
+    two = frame[frame["model"].isin(["a", "b"])].copy()
+    on_set0 = two["dataset"] == "set0"
+    a_scores = two.loc[on_set0 & (two["model"] == "a"), "score"].to_numpy()
+    two.loc[on_set0 & (two["model"] == "b"), "score"] = a_scores + 0.01
+    with pytest.warns(ConstantDifferencesWarning) as caught:
+        compare(two, rope=0.005, seed=7, jobs=jobs, **MCMC)
+    messages = [str(w.message) for w in caught if w.category is ConstantDifferencesWarning]
+    assert len(messages) == 1
+    assert messages[0].startswith("a vs b: 1 data set(s) have the same difference on every fold")
+    assert "(set0)" in messages[0]

@@ -21,7 +21,13 @@ from ..data import CVData
 from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
 from .frequentist import frequentist_view
-from .methods import WHOLE_METHODS, PairMethod, default_method, get_method, run_pair
+from .methods import (
+    WHOLE_METHODS,
+    PairMethod,
+    default_method,
+    get_method,
+    run_pair_reporting_warnings,
+)
 from .tidy import MissingDataWarning, ModelScores, PairUsage, model_scores
 
 if TYPE_CHECKING:
@@ -112,20 +118,29 @@ def _run_pairs(
     progress: bool,
 ) -> dict[tuple[str, str], Any]:
     """Run every pair; Stan-based pairs go to the experiments' executor when ``jobs > 1`` or a
-    Dask ``scheduler`` is given (each pair's numbers depend on its seed only)."""
+    Dask ``scheduler`` is given (each pair's numbers depend on its seed only).
+
+    The warnings a pair's test issues (e.g. ties given a spread) are issued here, in the caller's
+    process, prefixed with the pair, whichever process ran it (see
+    :func:`~bayes_hier.compare.methods.run_pair_reporting_warnings`).
+    """
     from ..experiments.runner import InlineExecutor, make_executor, run_tasks
 
     pairs = list(inputs)
     tasks = [(entry.name, inputs[p], rope, seeds[p], dict(options)) for p in pairs]
     description = f"{entry.name} pairs"
+    task = run_pair_reporting_warnings
+    if entry.parallel and (jobs > 1 or scheduler is not None):
+        with make_executor(jobs, scheduler) as executor:
+            outcomes = run_tasks(executor, task, tasks, description, progress=progress)
+    else:
+        outcomes = run_tasks(InlineExecutor(), task, tasks, description, progress=progress)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RopeScaleWarning)  # checked once by compare
-        if entry.parallel and (jobs > 1 or scheduler is not None):
-            with make_executor(jobs, scheduler) as executor:
-                results = run_tasks(executor, run_pair, tasks, description, progress=progress)
-        else:
-            results = run_tasks(InlineExecutor(), run_pair, tasks, description, progress=progress)
-    return dict(zip(pairs, results))
+        for (first, second), (_, issued) in zip(pairs, outcomes):
+            for category, message in issued:
+                warnings.warn(f"{first} vs {second}: {message}", category, stacklevel=3)
+    return {pair: result for pair, (result, _) in zip(pairs, outcomes)}
 
 
 def compare(

@@ -3,7 +3,9 @@
 Each pairwise entry names the two-model test of the package that analyses a pair (the comparison
 never re-implements a test), how many data sets it needs, whether its pairs are worth sending to
 worker processes (only the Stan-based test is), and the phrase that says what its probabilities
-are about. ``run_pair`` is the picklable task a worker runs. A joint entry (``joint=True``)
+are about. ``run_pair`` is the picklable task a worker runs; ``run_pair_reporting_warnings``
+returns the warnings the test issued with its result, so that the comparison shows them in the
+caller's process whatever the worker that ran the pair. A joint entry (``joint=True``)
 analyses all pairs in one call and may name its own result class (a subclass of
 :class:`~bayes_hier.ManyModelResult` with extra attributes); adding one is adding
 an entry to :data:`METHODS`.
@@ -12,6 +14,7 @@ an entry to :data:`METHODS`.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -126,6 +129,25 @@ def run_pair(method: str, cv: CVData, rope: Rope, seed: int, options: Mapping[st
     return entry.test(cv, rope=rope, **extra)
 
 
+#: A warning a pair's test issued: its category and its text.
+IssuedWarning = tuple[type[Warning], str]
+
+
+def run_pair_reporting_warnings(
+    method: str, cv: CVData, rope: Rope, seed: int, options: Mapping[str, Any]
+) -> tuple[Any, list[IssuedWarning]]:
+    """:func:`run_pair`, and the warnings it issued, caught instead of shown.
+
+    A warning issued in a worker process goes to that process's standard error (in Jupyter, to
+    the server's console, not the notebook); returned with the result, the caller can issue it
+    again where the user sees it, as it would have seen it from a run in its own process.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_pair(method, cv, rope, seed, options)
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
 __all__ = [
     "METHODS",
     "WHOLE_METHODS",
@@ -134,4 +156,5 @@ __all__ = [
     "get_method",
     "register_whole_method",
     "run_pair",
+    "run_pair_reporting_warnings",
 ]
