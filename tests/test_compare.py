@@ -486,3 +486,21 @@ def test_figures_draw_the_results_numbers(result):
         t.get_text() == f"CD = {result.frequentist.nemenyi.cd:.2f}" for t in cd.axes[0].texts
     )
     plt.close("all")
+
+
+def test_only_the_packages_own_warnings_are_passed_on(monkeypatch):
+    """A library's warning about its internals (met while a worker imports the engine) is
+    dropped; one the package issues is returned with its category and text."""
+    import warnings as warnings_module
+
+    from bayes_hier.compare import methods
+    from bayes_hier.rope import Rope
+
+    def fake_run_pair(*args):
+        warnings_module.warn_explicit("about the data", UserWarning, methods.__file__, 1)
+        warnings_module.warn_explicit("internal", DeprecationWarning, warnings_module.__file__, 1)
+        return "result"
+
+    monkeypatch.setattr(methods, "run_pair", fake_run_pair)
+    outcome = methods.run_pair_reporting_warnings("hierarchical", None, Rope(-1, 1), 0, {})
+    assert outcome == ("result", [(UserWarning, "about the data")])

@@ -14,6 +14,7 @@ an entry to :data:`METHODS`.
 from __future__ import annotations
 
 import inspect
+import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -136,16 +137,27 @@ IssuedWarning = tuple[type[Warning], str]
 def run_pair_reporting_warnings(
     method: str, cv: CVData, rope: Rope, seed: int, options: Mapping[str, Any]
 ) -> tuple[Any, list[IssuedWarning]]:
-    """:func:`run_pair`, and the warnings it issued, caught instead of shown.
+    """:func:`run_pair`, and the warnings the package issued while running it, caught.
 
     A warning issued in a worker process goes to that process's standard error (in Jupyter, to
     the server's console, not the notebook); returned with the result, the caller can issue it
-    again where the user sees it, as it would have seen it from a run in its own process.
+    again where the user sees it, as it would have seen it from a run in its own process. Only
+    warnings attributed to the package's own code are returned (about the data, the rope, the
+    sampling); those of other libraries about their own internals (deprecations met while a
+    fresh worker imports the Stan engine) are not the user's concern and are dropped.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_pair(method, cv, rope, seed, options)
-    return result, [(w.category, str(w.message)) for w in caught]
+    return result, [(w.category, str(w.message)) for w in caught if _issued_here(w.filename)]
+
+
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+def _issued_here(filename: str) -> bool:
+    """Whether a warning attributed to ``filename`` comes from this package's code."""
+    return os.path.realpath(filename).startswith(_PACKAGE_DIRECTORY + os.sep)
 
 
 __all__ = [
