@@ -115,6 +115,23 @@ def test_e5_truth_repetition_without_stan():
     assert -1 <= value <= 1
 
 
+def test_e5_cross_validation_is_run_on_one_blas_thread_with_the_same_differences():
+    """one_blas_thread limits the BLAS pools inside the block only, and the fold differences
+    (LDA's SVD included) are the same as with the default threads."""
+    from threadpoolctl import threadpool_info
+
+    settings = Settings.tiny()
+    setting = e5_friedman.all_settings()[3]  # n = 100, 20 irrelevant features: 30 columns
+    default = e5_friedman.cross_validate(setting, np.random.default_rng(5), settings)
+    before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    with e5_friedman.one_blas_thread():
+        inside = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+        single = e5_friedman.cross_validate(setting, np.random.default_rng(5), settings)
+    after = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert inside and set(inside) == {1} and after == before
+    np.testing.assert_array_equal(single, default)
+
+
 def test_run_tasks_keeps_order():
     assert run_tasks(InlineExecutor(), pow, [(2, 3), (3, 2)], "t", progress=False) == [8, 9]
 
