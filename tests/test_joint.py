@@ -14,6 +14,7 @@ from bayes_hier.joint.contrasts import helmert_contrasts, pair_vectors
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.likelihood import marginal_contrast_log_likelihood, theta_full_conditional
 from bayes_hier.joint.model_input import (
+    CalibrationPrior,
     JointPrior,
     build_joint_input,
     contrast_statistics,
@@ -367,8 +368,18 @@ def test_model_input_rescales_and_chooses_unit_bases():
 
 
 def test_too_few_data_sets_for_the_models_is_an_error():
-    with pytest.raises(ValueError, match="at least 3 data sets"):
-        build_joint_input(_data(_blocks(sizes=(6, 6))), Rope(-0.01, 0.01), JointPrior(), None)
+    """The builder needs the 2 data sets that give the means a spread (the 2k - 1 that make the
+    model's own posterior proper are checked by joint_test: test_joint_propriety.py)."""
+    rope, rng = Rope(-0.01, 0.01), np.random.default_rng(0)
+    calibration = CalibrationPrior(1.0, 4.0, np.eye(2), 4.0, np.eye(2))
+    two = build_joint_input(_data(_blocks(sizes=(6, 8))), rope, JointPrior(), rng, scale=1.0,
+                            calibration=calibration)  # fmt: skip
+    assert two.data["q"] == 2 and two.data["calibration_prior"] == 1
+    basis = two.data["population_basis"]  # lower Cholesky factor of a positive definite spread
+    assert np.all(np.diag(basis) > 0) and basis[0, 1] == 0
+    with pytest.raises(ValueError, match="at least 2 data sets"):
+        build_joint_input(_data(_blocks(sizes=(6,))), rope, JointPrior(), rng, scale=1.0,
+                          calibration=calibration)  # fmt: skip
 
 
 def test_compare_dispatches_method_joint_to_the_joint_model():

@@ -361,11 +361,19 @@ def build_joint_input(
     calibration
         Proper priors replacing the default improper ones (:class:`CalibrationPrior`), stated in
         the model's units; default: the model's own priors (``calibration_prior`` = 0).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 data sets: the basis A₀ needs a spread of means. Whether ``q`` data sets
+        give the model's own priors a proper posterior (q ≥ 2k − 1) is checked by the callers
+        that fit it (:func:`~bayes_hier.joint.propriety.check_enough_datasets`); with a
+        calibration prior every q is proper.
     """
-    if data.q < data.k:
+    if data.q < 2:
         raise ValueError(
-            f"The joint model of {data.k} models needs at least {data.k} data sets (its flat "
-            f"population priors need more data sets than contrasts); got {data.q}."
+            f"The joint model needs at least 2 data sets: the sampler's basis A₀ is set from the "
+            f"spread of the data sets' means; got {data.q}."
         )
     if not data.complete:
         check_design(data)
