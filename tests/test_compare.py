@@ -277,6 +277,35 @@ def test_dict_of_matrices_gives_the_frame_result(frame):
     np.testing.assert_allclose(from_dict["a", "c"].differences, from_frame["a", "c"].differences)
 
 
+def test_folds_numbered_across_runs_keep_the_runs_design(frame):
+    """Run 1 holding folds 5-9 is the same 2 x 5-fold design: rho = 1/5, not 1/10."""
+    across = frame.assign(fold=frame["fold"] + 5 * frame["run"])
+    cv, usage = model_scores(across).pair("a", "c")
+    reference, _ = model_scores(frame).pair("a", "c")
+    assert usage.complete and model_scores(across).design()["folds"].eq(5).all()
+    np.testing.assert_array_equal(cv.runs, reference.runs)
+    np.testing.assert_array_equal(cv.rho, np.full(8, 0.2))
+
+
+@pytest.mark.parametrize(
+    ("runs", "error", "message"),
+    [
+        (2.5, ValueError, "runs must be a whole number"),
+        (True, TypeError, "runs must be an integer"),
+        (0, ValueError, "runs must be at least 1"),
+    ],
+)
+def test_runs_is_a_positive_integer(frame, runs, error, message):
+    matrices = {"a": np.ones((2, 10)), "b": np.ones((2, 10))}
+    with pytest.raises(error, match=message):
+        compare(matrices, rope=0.005, method="sign", runs=runs)
+
+
+def test_runs_with_a_tidy_frame_is_an_error(frame):
+    with pytest.raises(ValueError, match="runs=2 is for a dict of score matrices"):
+        compare(frame, rope=0.005, method="sign", runs=2)
+
+
 # ------------------------------------------------------------------------- methods
 def test_method_and_option_errors(frame):
     with pytest.raises(ValueError, match="Unknown method 'bayes'"):

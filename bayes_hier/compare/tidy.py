@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validate import check_int
 from ..data import CVData, column_roles
 
 #: The columns of the canonical tidy table, in this order.
@@ -116,13 +117,18 @@ class ModelScores:
 
     def design(self, models: Sequence[str] | None = None) -> pd.DataFrame:
         """Per data set: the number of runs, of folds per run and of (run, fold) cells that
-        ``models`` (default: all) have rows for (a NaN score counts: the fold was planned)."""
+        ``models`` (default: all) have rows for (a NaN score counts: the fold was planned).
+
+        Folds per run are counted within each run (the largest count over the runs), so folds
+        numbered across runs (run 1 holding folds 5-9 of a 2 x 5-fold design) count as 5.
+        """
         table = self.table if models is None else self.table[self.table["model"].isin(models)]
         grouped = table.groupby("dataset", sort=False)
+        per_run = table.groupby(["dataset", "run"], sort=False)["fold"].nunique()
         return pd.DataFrame(
             {
                 "runs": grouped["run"].nunique(),
-                "folds": grouped["fold"].nunique(),
+                "folds": per_run.groupby(level="dataset", sort=False).max(),
                 "cells": grouped.apply(lambda g: len(g[["run", "fold"]].drop_duplicates())),
             }
         ).reindex(list(self.datasets))
@@ -289,7 +295,13 @@ def model_scores(
         For duplicated (dataset, model, run, fold) rows, unknown models, fewer than two models,
         or non-numeric scores.
     """
+    runs = check_int(runs, "runs", minimum=1)
     if isinstance(data, pd.DataFrame):
+        if runs != 1:
+            raise ValueError(
+                f"runs={runs} is for a dict of score matrices; a tidy frame gives each row's run "
+                "in its run column (leave runs at 1)."
+            )
         score_name = column_roles(data, columns)["score"]
         table = from_frame(data, columns)
     elif isinstance(data, Mapping):
