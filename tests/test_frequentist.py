@@ -234,6 +234,12 @@ def test_mcnemar_bad_input(kwargs, message):
         mcnemar(**kwargs)
 
 
+@pytest.mark.parametrize(("flag", "value"), [("exact", "no"), ("correction", None)])
+def test_mcnemar_flags_must_be_booleans(flag, value):
+    with pytest.raises(TypeError, match=f"{flag} must be True or False"):
+        mcnemar(table=[[5, 3], [9, 7]], **{flag: value})
+
+
 # ---------------------------------------------------------------------------------- 5x2cv
 DIFFS = np.array([[0.02, 0.01], [0.03, -0.01], [0.00, 0.02], [0.04, 0.03], [0.01, 0.00]])
 
@@ -518,6 +524,41 @@ def test_friedman_input_forms_agree():
 def test_friedman_bad_input(scores, message):
     with pytest.raises(ValueError, match=message):
         friedman(scores)
+
+
+def _folded_tidy() -> pd.DataFrame:
+    """3 models x 4 data sets x 2 folds, model u best on every data set."""
+    rows = [
+        {"dataset": f"d{i}", "model": m, "fold": f, "score": 0.8 - 0.05 * j + 0.01 * f + 0.001 * i}
+        for i in range(4)
+        for j, m in enumerate("uvw")
+        for f in range(2)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_friedman_tidy_frames_must_be_paired_by_fold():
+    tidy = _folded_tidy()
+    assert friedman(tidy).mean_ranks.to_dict() == {"u": 1.0, "v": 2.0, "w": 3.0}
+    doubled = pd.concat([tidy, tidy.iloc[[0]].assign(score=100.0)])
+    with pytest.raises(ValueError, match="2 rows share a \\(dataset, model, fold\\)"):
+        friedman(doubled)
+    unpaired = tidy.drop(index=tidy.index[(tidy["model"] == "w") & (tidy["dataset"] == "d2")][:1])
+    with pytest.raises(ValueError, match=r"some models but not all, e\.g\. on data set 'd2'"):
+        nemenyi(unpaired)
+    no_folds = tidy.drop(columns="fold")
+    with pytest.raises(ValueError, match="the frame has no fold column 'fold'"):
+        friedman(no_folds)
+    means = tidy.groupby(["dataset", "model"], as_index=False)["score"].mean()
+    assert friedman(means).statistic == pytest.approx(friedman(tidy).statistic)
+
+
+@pytest.mark.parametrize("flag", ["False", None, 0])
+def test_rank_based_tests_refuse_a_non_boolean_direction(flag):
+    with pytest.raises(TypeError, match="higher_is_better must be True or False"):
+        friedman(_folded_tidy(), higher_is_better=flag)
+    with pytest.raises(TypeError, match="higher_is_better must be True or False"):
+        nemenyi(_folded_tidy(), higher_is_better=flag)
 
 
 # ---------------------------------------------------------------------------------- Nemenyi

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validate import check_bool
 from ..data import DEFAULT_COLUMNS, finite_scores
 from ._result import check_alpha
 from .several import wilcoxon_signed_rank
@@ -24,7 +25,11 @@ from .several import wilcoxon_signed_rank
 
 # ---------------------------------------------------------------------------------- input
 def _tidy_to_wide(frame: pd.DataFrame, roles: Mapping[str, str]) -> pd.DataFrame:
-    """Average a tidy frame's scores per (data set, model) and pivot to data sets x models."""
+    """Average a tidy frame's scores per (data set, model) and pivot to data sets x models.
+
+    The averages are paired: every model of a data set must have the same (run, fold) cells,
+    each once; a frame without a fold column must have one row per data set and model.
+    """
     if roles["dataset"] not in frame.columns:
         raise ValueError(
             f"The tidy frame has no data-set column {roles['dataset']!r} (columns: "
@@ -32,11 +37,42 @@ def _tidy_to_wide(frame: pd.DataFrame, roles: Mapping[str, str]) -> pd.DataFrame
             "it with columns={'dataset': '...'}."
         )
     score = finite_scores(frame, roles["score"], [roles["dataset"], roles["model"]])
+    _check_paired_cells(frame, roles)
     keys = [frame[roles["dataset"]], frame[roles["model"]]]
     means = score.groupby(keys, sort=False).mean()
     return means.unstack(level=1).reindex(
         index=pd.unique(frame[roles["dataset"]]), columns=pd.unique(frame[roles["model"]])
     )
+
+
+def _check_paired_cells(frame: pd.DataFrame, roles: Mapping[str, str]) -> None:
+    """ValueError for duplicated rows, or for a (run, fold) cell that some but not all of a data
+    set's models have (their means would average different folds)."""
+    has_folds = roles["fold"] in frame.columns
+    cells = [roles[key] for key in ("run", "fold") if has_folds and roles[key] in frame.columns]
+    keys = [roles["dataset"], roles["model"], *cells]
+    duplicated = frame.duplicated(subset=keys, keep=False)
+    if duplicated.any():
+        example = tuple(frame.loc[duplicated, keys].iloc[0])
+        hint = "" if cells else f" (the frame has no fold column {roles['fold']!r})"
+        raise ValueError(
+            f"{int(duplicated.sum())} rows share a ({', '.join(keys)}), e.g. {example}{hint}; "
+            "each model needs one row per data set and fold. Remove or aggregate the duplicates."
+        )
+    if not cells:
+        return
+    models_per_set = frame.groupby(roles["dataset"], sort=False)[roles["model"]].nunique()
+    per_cell = frame.groupby([roles["dataset"], *cells], sort=False)[roles["model"]].nunique()
+    expected = models_per_set.reindex(per_cell.index.get_level_values(0)).to_numpy()
+    unpaired = per_cell[per_cell.to_numpy() < expected]
+    if len(unpaired):
+        dataset = unpaired.index[0][0]
+        raise ValueError(
+            f"{len(unpaired)} (data set, {', '.join(cells)}) cells are scored for some models "
+            f"but not all, e.g. on data set {dataset!r} at {unpaired.index[0][1:]}; the models' "
+            "mean scores would average different folds. Remove those folds for every model, or "
+            "use bayes_hier.compare(...), whose frequentist view keeps complete data sets only."
+        )
 
 
 def score_matrix(
@@ -120,6 +156,7 @@ def score_matrix(
 
 def rank_matrix(table: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
     """Ranks of the models within each data set: 1 = best, ties get the average rank."""
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
     values = table.to_numpy(dtype=float)
     ranks = stats.rankdata(-values if higher_is_better else values, axis=1, method="average")
     return pd.DataFrame(ranks, index=table.index, columns=table.columns)

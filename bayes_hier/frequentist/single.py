@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validate import check_bool
 from ..data import CVData, as_single_cvdata
 from ._result import TestResult, check_alpha, two_sided_t
 
@@ -278,6 +279,7 @@ def mcnemar(
     from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
     alpha = check_alpha(alpha)
+    exact, correction = check_bool(exact, "exact"), check_bool(correction, "correction")
     if len(names) != 2 or names[0] == names[1]:
         raise ValueError(f"names must be two different model names; got {names!r}.")
     counts = _mcnemar_table(table, y_true, pred_a, pred_b)
