@@ -465,6 +465,11 @@ class SignTest(_Test):
         names: Any = None,
     ) -> Any:
         if isinstance(prior, tuple):
+            if len(prior) != 2 or isinstance(prior[1], float):
+                raise ValueError(
+                    f"prior must be a strength or a tuple (strength, place), e.g. "
+                    f"(1.0, SignTest.LEFT), as baycomp's SignTest unpacks it; got {prior!r}."
+                )
             prior, place = prior
         else:
             place = cls.ROPE

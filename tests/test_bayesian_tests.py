@@ -356,8 +356,10 @@ def test_simplex_result_reports_and_validation():
         sign_test(np.r_[x[:-1], np.nan], y)
     with pytest.raises(ValueError, match="prior"):
         sign_test(x, y, prior=-1)
-    with pytest.raises(ValueError, match="prior_place"):
-        sign_test(x, y, prior_place="middle")
+    for place in ("middle", 1.0, True, 3):  # 1.0 == ROPE once passed as a place: not a place
+        with pytest.raises(ValueError, match="prior_place"):
+            sign_test(x, y, prior_place=place)
+    assert sign_test(x, y, prior_place=np.int64(2), seed=1).settings["prior_place"] == "right"
     with pytest.raises(ValueError, match="nsamples"):
         signed_rank_test(x, y, nsamples=0)
 

@@ -113,6 +113,16 @@ def test_sign_test_facade_equals_native(dataset_scores):
     ) == tuple(placed.probs)
 
 
+def test_sign_test_prior_tuple_is_strength_then_place(dataset_scores):
+    """baycomp's docstring shows (SignTest.LEFT, 1.0), its code unpacks (strength, place): a
+    float in the place is refused rather than read as strength 0 on the rope."""
+    x, y = dataset_scores
+    with pytest.raises(ValueError, match=r"tuple \(strength, place\), e\.g\. \(1\.0, SignTest"):
+        SignTest.probs(x, y, 0.01, prior=(SignTest.LEFT, 1.0), random_state=1)
+    with pytest.raises(ValueError, match="tuple"):
+        SignTest.probs(x, y, 0.01, prior=(1.0,), random_state=1)
+
+
 def test_sign_test_rope_zero_two_tuple(dataset_scores):
     x, y = dataset_scores
     probs = SignTest.probs(x, y, 0, nsamples=5000, random_state=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,8 +28,9 @@ def _prior_place(place: str | int) -> int:
             raise ValueError(
                 f"prior_place must be 'left', 'rope' or 'right'; got {place!r}."
             ) from None
-    if place in (0, 1, 2) and not isinstance(place, bool):
-        return int(place)
+    if isinstance(place, numbers.Integral) and not isinstance(place, (bool, np.bool_)):
+        if place in (0, 1, 2):
+            return int(place)
     raise ValueError(f"prior_place must be 'left', 'rope' or 'right' (or 0, 1, 2); got {place!r}.")
 
 
