@@ -72,6 +72,11 @@ def corrected_standard_error(std: ArrayLike, n: ArrayLike, rho: ArrayLike) -> np
     return std * np.sqrt(1.0 / n + rho / (1.0 - rho))
 
 
+def _all_equal(values: np.ndarray) -> bool:
+    """Whether a non-empty 1-D array holds one value only."""
+    return bool(np.all(values == values[0]))
+
+
 def finite_scores(
     frame: pd.DataFrame, score_column: str, key_columns: Sequence[str], owner: str = ""
 ) -> pd.Series:
@@ -526,13 +531,21 @@ class CVData:
 
     @property
     def means(self) -> np.ndarray:
-        """Sample mean of the differences of each data set (the MLE of its true difference)."""
-        return np.array([d.mean() for d in self.differences])
+        """Sample mean of the differences of each data set (the MLE of its true difference).
+
+        A data set whose differences are all equal has exactly that value as its mean (summing
+        n equal floats can be off by an ulp: 0.7 + ... + 0.7 over 100 gives 0.7000000000000002).
+        """
+        return np.array([d[0] if _all_equal(d) else d.mean() for d in self.differences])
 
     @property
     def sum_of_squares(self) -> np.ndarray:
-        """``SS_i = sum_j (d_ij - mean_i)^2`` per data set."""
-        return np.array([np.sum((d - d.mean()) ** 2) for d in self.differences])
+        """``SS_i = sum_j (d_ij - mean_i)^2`` per data set; exactly 0 when the differences are
+        all equal (an ulp-wrong mean would leave about 1e-31 and hide the point mass of the
+        correlated t-test and the hierarchical model's constant-data-set handling)."""
+        return np.array(
+            [0.0 if _all_equal(d) else np.sum((d - d.mean()) ** 2) for d in self.differences]
+        )
 
     @property
     def stds(self) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Correlated t, sign and signed-rank tests against closed forms and brute force (SPEC §1-2)."""
 
 import itertools
+import math
 import warnings
 
 import matplotlib.pyplot as plt
@@ -112,6 +113,19 @@ def test_correlated_t_zero_variance_is_a_point_mass(delta, rope, expected):
     assert tuple(res.probs) == expected
     assert res.hdi() == (pytest.approx(delta), pytest.approx(delta))
     assert np.all(res.sample(10, seed=1) == res.loc)
+
+
+@pytest.mark.parametrize(("n", "delta"), [(100, 0.7), (10, 0.01), (30, 0.1)])
+def test_all_equal_differences_whose_float_mean_is_off_are_still_a_point_mass(n, delta):
+    """Summing n copies of delta misses delta by an ulp (0.7 x 100 / 100 = 0.7000000000000002):
+    the point mass must not become a Student t of scale 1e-17 that puts the edge outside."""
+    y = np.full(n, delta)
+    assert np.mean(y) != delta  # the case the test is about
+    res = correlated_ttest(np.zeros(n), y, rope=delta, runs=1)
+    assert (res.loc, res.scale) == (delta, 0.0)
+    assert tuple(res.probs) == (0.0, 1.0, 0.0)
+    assert res.t_statistic == math.inf
+    assert correlated_ttest(np.zeros(n), np.zeros(n), rope=delta).t_statistic == 0.0
 
 
 def test_correlated_t_percent_scores_with_rope_in_points():

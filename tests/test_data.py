@@ -170,3 +170,18 @@ def test_runs_not_given_means_one_run_and_warns_for_long_rows():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         CVData.from_arrays(x[:, :10], y[:, :10])
+
+
+def test_all_equal_differences_have_their_value_as_mean_and_no_spread():
+    """0.7 summed 100 times and divided by 100 is 0.7000000000000002: the statistics of a data
+    set with equal differences are exact, so the hierarchical model sees it as constant."""
+    from bayes_hier.hierarchical.model_input import perturb_constant
+    from bayes_hier.rope import Rope
+
+    x = np.zeros((2, 100))
+    y = np.vstack([np.full(100, 0.7), np.linspace(0.6, 0.8, 100)])
+    cv = CVData.from_arrays(x, y, runs=10, datasets=["constant", "spread"])
+    assert cv.means[0] == 0.7 and cv.sum_of_squares[0] == 0.0 and cv.stds[0] == 0.0
+    assert cv.means[1] == pytest.approx(0.7) and cv.sum_of_squares[1] > 0
+    _, perturbed = perturb_constant(cv, Rope(-0.01, 0.01), np.random.default_rng(0))
+    assert perturbed == ("constant",)

@@ -11,6 +11,7 @@ posterior is a point mass at d̄.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -135,7 +136,9 @@ class CorrelatedTResult(BayesianTestResult):
     @property
     def t_statistic(self) -> float:
         """The frequentist twin: the corrected resampled t statistic ``d̄ / scale``."""
-        return np.inf * np.sign(self.loc) if self.scale == 0 else self.loc / self.scale
+        if self.scale == 0:  # all differences equal: the limit, as two_sided_t
+            return 0.0 if self.loc == 0 else math.copysign(math.inf, self.loc)
+        return self.loc / self.scale
 
     # ------------------------------------------------------------------ reports
     def to_frame(self) -> pd.DataFrame:
