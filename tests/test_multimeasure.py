@@ -440,6 +440,34 @@ def test_bayesian_validation(kwargs, message):
         bayesian_dominance([1, 2], **kwargs)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"nsamples": True}, "nsamples must be an integer"),
+        ({"nsamples": "5"}, "nsamples must be an integer"),
+        ({"prior_strength": "1"}, "prior_strength must be a positive number"),
+        ({"seed": 1.5}, "seed"),
+        ({"seed": True}, "seed"),
+    ],
+)
+def test_bayesian_validation_of_types(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        bayesian_dominance([1, 2], **kwargs)
+
+
+@pytest.mark.parametrize("structure", ["dirichlet", "bn"])
+def test_every_seed_form_is_recorded_as_the_int_that_reproduces_it(structure):
+    counts = [3, 1, 2, 6]
+    unseeded = bayesian_dominance(counts, structure=structure, nsamples=500)
+    again = bayesian_dominance(counts, structure=structure, nsamples=500, seed=unseeded.seed)
+    assert isinstance(unseeded.seed, int)
+    np.testing.assert_array_equal(again.probs, unseeded.probs)
+    for seed in (np.random.default_rng(5), np.random.SeedSequence(5)):
+        drawn = bayesian_dominance(counts, structure=structure, nsamples=500, seed=seed)
+        replay = bayesian_dominance(counts, structure=structure, nsamples=500, seed=drawn.seed)
+        np.testing.assert_array_equal(replay.probs, drawn.probs)
+
+
 # ---------------------------------------------------------------------------------- BN
 def test_bdeu_local_score_by_hand():
     """Two nodes, counts (n00, n01, n10, n11) = (4, 1, 2, 5), ess = 1."""

@@ -15,13 +15,16 @@ conditionally independent.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .._validate import check_int
+from ..seeding import SeedLike, resolve_seed
 from .counts import DominanceCounts
 from .network import BayesianNetwork, learn_structure
 
@@ -70,7 +73,7 @@ class DominanceProbabilities:
         ``(nsamples, 2^m)`` posterior draws of theta, or ``None`` when not kept (see
         ``keep_sample`` of :func:`bayesian_dominance`).
     nsamples, seed, prior_strength
-        Number of draws, the seed given, and ``s`` (Dirichlet total ``sum alpha_k`` / BDeu
+        Number of draws, the integer seed used, and ``s`` (Dirichlet total ``sum alpha_k`` / BDeu
         equivalent sample size).
     network
         The learned :class:`~bayes_hier.multimeasure.network.BayesianNetwork` (``"bn"`` only).
@@ -82,7 +85,7 @@ class DominanceProbabilities:
     posterior_mean: np.ndarray
     sample: np.ndarray | None
     nsamples: int
-    seed: int | None
+    seed: int
     prior_strength: float
     network: BayesianNetwork | None = None
 
@@ -181,17 +184,22 @@ class DominanceProbabilities:
         return "\n".join(lines)
 
 
-def _check_nsamples(nsamples: int) -> int:
-    if isinstance(nsamples, bool) or not float(nsamples).is_integer() or nsamples < 1:
-        raise ValueError(f"nsamples must be a positive whole number; got {nsamples!r}.")
-    return int(nsamples)
+def _check_prior_strength(value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"prior_strength must be a positive number; got {value!r} of type "
+            f"{type(value).__name__}."
+        )
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"prior_strength must be positive; got {value}.")
+    return float(value)
 
 
 def bayesian_dominance(
     counts: DominanceCounts | Sequence[float] | np.ndarray,
     structure: str = "dirichlet",
     nsamples: int = 100_000,
-    seed: int | None = None,
+    seed: SeedLike = None,
     prior_strength: float = 1.0,
     keep_sample: bool | None = None,
 ) -> DominanceProbabilities:
@@ -209,8 +217,10 @@ def bayesian_dominance(
     nsamples
         Number of posterior draws (Monte Carlo error about ``sqrt(p (1 - p) / nsamples)``).
     seed
-        Seed for ``numpy.random.default_rng`` (``"bn"``: for ``numpy.random.SeedSequence``, which
-        gives one stream per node); the same seed gives identical numbers, whatever the batching.
+        ``None``, an int, a NumPy ``Generator`` or ``SeedSequence``, made an int by
+        :func:`~bayes_hier.seeding.resolve_seed` (recorded in the result), then the seed of
+        ``numpy.random.default_rng`` (``"bn"``: of ``numpy.random.SeedSequence``, which gives one
+        stream per node); the same seed gives identical numbers, whatever the batching.
     prior_strength
         ``s = sum_k alpha_k`` of the Dirichlet, and the BDeu equivalent sample size (default 1).
     keep_sample
@@ -226,9 +236,9 @@ def bayesian_dominance(
         counts = DominanceCounts.from_counts(counts)
     if structure not in STRUCTURES:
         raise ValueError(f"structure must be one of {STRUCTURES}; got {structure!r}.")
-    nsamples = _check_nsamples(nsamples)
-    if not np.isfinite(prior_strength) or prior_strength <= 0:
-        raise ValueError(f"prior_strength must be positive; got {prior_strength}.")
+    nsamples = check_int(nsamples, "nsamples", minimum=1)
+    prior_strength = _check_prior_strength(prior_strength)
+    seed = resolve_seed(seed, "seed")
     n_statements = counts.n_statements
     if keep_sample is None:
         keep_sample = nsamples * n_statements <= KEEP_SAMPLE_ELEMENTS
