@@ -10,6 +10,8 @@ model is better).
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +77,29 @@ def corrected_standard_error(std: ArrayLike, n: ArrayLike, rho: ArrayLike) -> np
 def _all_equal(values: np.ndarray) -> bool:
     """Whether a non-empty 1-D array holds one value only."""
     return bool(np.all(values == values[0]))
+
+
+def warn_if_one_run_assumed(folds: int, reason: str, fix: str) -> None:
+    """Warn when ``folds`` > :data:`MANY_FOLDS` results per data set are taken as one run of
+    ``folds``-fold cross-validation (``rho = 1/folds``), which is rarely the design behind so many
+    results; ``reason`` says why one run was assumed and ``fix`` how to give the runs."""
+    if folds > MANY_FOLDS:
+        warnings.warn(
+            f"{reason}: the {folds} results per data set are taken as one run of {folds}-fold "
+            f"cross-validation (rho = 1/{folds}). For repeated cross-validation {fix}.",
+            UserWarning,
+            stacklevel=_caller_outside_package(),
+        )
+
+
+def _caller_outside_package() -> int:
+    """The ``stacklevel`` of the innermost caller outside this package, so that a warning
+    raised several calls deep names the user's line."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1  # the function that calls warnings.warn is level 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def finite_scores(
@@ -396,14 +421,11 @@ class CVData:
         _check_rows(y_rows, named, "y")
         if runs is None:
             runs = 1
-            longest = max(row.size for row in x_rows)
-            if longest > MANY_FOLDS:
-                warnings.warn(
-                    f"runs not given: the {longest} results per data set are taken as one run of "
-                    f"{longest}-fold cross-validation (rho = 1/{longest}). For repeated "
-                    "cross-validation pass runs=, e.g. runs=10 for 10 runs of 10 folds.",
-                    UserWarning,
-                    stacklevel=3,
+            if rho is None:
+                warn_if_one_run_assumed(
+                    max(row.size for row in x_rows),
+                    "runs not given",
+                    "pass runs=, e.g. runs=10 for 10 runs of 10 folds",
                 )
         sign = 1.0 if higher_is_better else -1.0
         differences = [sign * (yr - xr) for xr, yr in zip(x_rows, y_rows)]
@@ -444,6 +466,7 @@ class CVData:
         higher_is_better = check_bool(higher_is_better, "higher_is_better")
         roles = column_roles(frame, columns)
         df = frame.copy()
+        runs_given = roles["run"] in df.columns
         for role, default in (("dataset", "dataset 0"), ("run", 0)):
             if roles[role] not in df.columns:
                 df[roles[role]] = default
@@ -503,6 +526,12 @@ class CVData:
             x_rows.append(block[str(models[0])].to_numpy(dtype=float))
             y_rows.append(block[str(models[1])].to_numpy(dtype=float))
             runs.append(n_runs)
+        if not runs_given and rho is None:
+            warn_if_one_run_assumed(
+                max(row.size for row in x_rows),
+                f"the frame has no run column {roles['run']!r}",
+                "add the run column (or name it with columns={'run': ...})",
+            )
         return cls.from_arrays(
             x_rows,
             y_rows,

@@ -185,3 +185,36 @@ def test_all_equal_differences_have_their_value_as_mean_and_no_spread():
     assert cv.means[1] == pytest.approx(0.7) and cv.sum_of_squares[1] > 0
     _, perturbed = perturb_constant(cv, Rope(-0.01, 0.01), np.random.default_rng(0))
     assert perturbed == ("constant",)
+
+
+@pytest.mark.parametrize("source", ["arrays", "frame", "compare"])
+def test_many_folds_without_runs_warn_at_the_callers_line(source):
+    """100 results per data set with no run information are taken as one 100-fold run
+    (rho = 1/100): each input form says so, pointing at the line of the user's call."""
+    import warnings
+
+    from bayes_hier import compare, correlated_ttest
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(0.8, 0.01, 100), rng.normal(0.81, 0.01, 100)
+    frame = pd.DataFrame(
+        {"model": np.repeat(["a", "b"], 100), "fold": np.tile(np.arange(100), 2), "score": [*x, *y]}
+    )
+    calls = {
+        "arrays": lambda: correlated_ttest(x, y, rope=0.01),
+        "frame": lambda: correlated_ttest(frame, rope=0.01),
+        "compare": lambda: compare(frame, rope=0.01),
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calls[source]()
+    [warning] = [w for w in caught if "taken as one run of 100-fold" in str(w.message)]
+    assert warning.filename == __file__
+    assert ("runs not given" if source == "arrays" else "no run column 'run'") in str(
+        warning.message
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        runs = frame.assign(run=frame["fold"] // 10, fold=frame["fold"] % 10)
+        assert correlated_ttest(runs, rope=0.01).rho == pytest.approx(0.1)
+        assert correlated_ttest(x, y, rope=0.01, runs=10).rho == pytest.approx(0.1)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import check_int
-from ..data import CVData, column_roles
+from ..data import CVData, column_roles, warn_if_one_run_assumed
 
 #: The columns of the canonical tidy table, in this order.
 KEYS = ("dataset", "run", "fold")
@@ -251,6 +251,12 @@ def from_frame(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) ->
             "score": _numeric_scores(frame[roles["score"]], roles["score"]),
         }
     )
+    if roles["run"] not in frame.columns:
+        warn_if_one_run_assumed(
+            int(table.groupby(["dataset", "model"]).size().max()),
+            f"the frame has no run column {roles['run']!r}",
+            "add the run column (or name it with columns={'run': ...})",
+        )
     return table.reset_index(drop=True)
 
 
