@@ -12,6 +12,7 @@ pair ``(low, high)`` with ``low <= 0 <= high`` is accepted too. The three outcom
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Union
@@ -61,22 +62,18 @@ class Rope:
     def _from(cls, rope: RopeLike) -> Rope:
         if isinstance(rope, Rope):
             return rope
+        if isinstance(rope, np.ndarray) and rope.ndim == 0:
+            rope = rope.item()
         if isinstance(rope, (tuple, list, np.ndarray)):
             if len(rope) != 2:
                 raise ValueError(
                     f"An asymmetric rope is a pair (low, high); got {len(rope)} values."
                 )
-            low, high = (float(v) for v in rope)
+            low, high = (_rope_number(v, rope) for v in rope)
             if low > high:
                 raise ValueError(f"The rope ({low}, {high}) has low > high: swap the two ends.")
             return cls(low, high)
-        try:
-            half_width = float(rope)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"The rope must be a number r (meaning [-r, r]) or a pair (low, high); "
-                f"got {rope!r}."
-            ) from None
+        half_width = _rope_number(rope, rope)
         if half_width < 0:
             raise ValueError(
                 f"The rope half-width must be >= 0, got {half_width}. A rope r means the "
@@ -140,6 +137,20 @@ class Rope:
                 RopeScaleWarning,
                 stacklevel=3,
             )
+
+
+def _rope_number(value: object, rope: object) -> float:
+    """One end (or the half-width) of a rope as a float; ValueError for anything but a real
+    number (booleans and strings included: ``rope=True`` or ``"0.01"`` are not read as 1 or
+    0.01)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(
+            f"The rope must be a number r (meaning [-r, r]) or a pair (low, high) of numbers; "
+            f"got {rope!r}."
+        )
+    return float(value)
 
 
 class RopeScaleWarning(UserWarning):

@@ -17,6 +17,11 @@ def test_pair_gives_asymmetric_rope_and_zero_is_empty():
     assert Rope.parse(0).is_empty
 
 
+def test_numpy_scalars_and_zero_dimensional_arrays_are_numbers():
+    assert Rope.parse(np.array(0.01)) == Rope.parse(np.float64(0.01)) == Rope(-0.01, 0.01)
+    assert Rope.parse(np.array([-1, 2])) == Rope.parse((np.int64(-1), 2)) == Rope(-1.0, 2.0)
+
+
 @pytest.mark.parametrize(
     ("rope", "message"),
     [
@@ -25,6 +30,9 @@ def test_pair_gives_asymmetric_rope_and_zero_is_empty():
         ((0.01, 0.02), "must contain 0"),
         (np.nan, "finite"),
         ("wide", "must be a number"),
+        ("0.01", "must be a number"),  # text is not read as a number
+        (True, "must be a number"),  # nor a flag as 1
+        ((-0.01, "0.01"), "must be a number"),
         ((1, 2, 3), "pair"),
     ],
 )
