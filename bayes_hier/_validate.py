@@ -12,6 +12,9 @@ Arguments are checked as what they stand for, never coerced from another type:
   with a fractional part (``2.5``) raises :class:`ValueError`, and so does a count below its
   minimum. Strings and other types raise :class:`TypeError`.
 
+* **levels and probabilities** (``alpha``, ``hdi_prob``) must be real numbers strictly between
+  0 and 1; text and booleans raise :class:`TypeError` rather than a comparison error.
+
 Every message names the argument and says what to pass instead. Seeds follow their own policy in
 :mod:`bayes_hier.seeding`.
 """
@@ -81,3 +84,24 @@ def check_int(value: Any, name: str, minimum: int | None = None) -> int:
 
 
 __all__ = ["check_bool", "check_int"]
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """``value`` as a float strictly between 0 and 1 (a level or a probability mass).
+
+    Examples
+    --------
+    >>> check_fraction(np.float64(0.05), "alpha")
+    0.05
+    >>> check_fraction("0.9", "hdi_prob")
+    Traceback (most recent call last):
+    ...
+    TypeError: hdi_prob must be a number in (0, 1); got '0.9' of type str.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a number in (0, 1); got {value!r} of type {type(value).__name__}."
+        )
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be in (0, 1); got {value!r}.")
+    return float(value)

@@ -232,7 +232,10 @@ def _as_float_rows(values: Any, label: str) -> list[np.ndarray]:
 
 
 def _per_dataset(value: Any, q: int, label: str) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf":  # text, booleans, objects are not read as numbers
+        raise TypeError(f"{label} must be one number or one number per data set; got {value!r}.")
+    array = array.astype(float)
     if array.ndim == 0:
         return np.full(q, float(array))
     if array.shape != (q,):

@@ -14,6 +14,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ._validate import check_fraction
 from .probabilities import Probabilities
 
 OUTCOMES: tuple[str, str, str] = ("left", "rope", "right")
@@ -110,8 +111,7 @@ class Decision:
 
 def decide(probs: Probabilities, names: tuple[str, str], alpha: float = 0.05) -> Decision:
     """Declare the outcome whose probability exceeds ``1 - alpha``, else ``"inconclusive"``."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha}.")
+    alpha = check_fraction(alpha, "alpha")
     best = int(np.argmax(probs))
     outcome = OUTCOMES[best]
     probability = float(probs[best])

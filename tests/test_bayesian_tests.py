@@ -160,6 +160,23 @@ def test_correlated_t_mean_hdi_and_sample():
     assert np.mean(draws < -0.01) == pytest.approx(res.probs.left, abs=0.005)
     with pytest.raises(ValueError, match="HDI mass"):
         res.hdi(1.5)
+    with pytest.raises(TypeError, match="HDI mass must be a number"):
+        res.hdi("0.9")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"hdi_prob": "0.9"}, TypeError, "hdi_prob must be a number in \\(0, 1\\)"),
+        ({"hdi_prob": 1.0}, ValueError, "hdi_prob must be in \\(0, 1\\)"),
+        ({"rho": "0.3"}, TypeError, "rho must be one number"),
+        ({"rho": True}, TypeError, "rho must be one number"),
+    ],
+)
+def test_correlated_t_levels_and_rho_are_numbers(kwargs, error, message):
+    x, y = cv_scores()
+    with pytest.raises(error, match=message):
+        correlated_ttest(x, y, rope=0.01, runs=10, **kwargs)
 
 
 def test_correlated_t_accepts_a_tidy_frame_and_lower_is_better():

@@ -234,6 +234,13 @@ def test_mcnemar_bad_input(kwargs, message):
         mcnemar(**kwargs)
 
 
+def test_alpha_must_be_a_number_in_the_unit_interval():
+    with pytest.raises(TypeError, match="alpha must be a number in"):
+        friedman(_folded_tidy(), alpha="0.05")
+    with pytest.raises(ValueError, match="alpha must be in"):
+        paired_ttest(np.zeros(4), np.arange(4.0), alpha=1)
+
+
 @pytest.mark.parametrize(("flag", "value"), [("exact", "no"), ("correction", None)])
 def test_mcnemar_flags_must_be_booleans(flag, value):
     with pytest.raises(TypeError, match=f"{flag} must be True or False"):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_int
+from .._validate import check_fraction, check_int
 from ..data import CVData, as_single_cvdata
 from ..decision import OUTCOMES
 from ..probabilities import Probabilities
@@ -116,9 +116,7 @@ class CorrelatedTResult(BayesianTestResult):
     def hdi(self, prob: float | None = None) -> tuple[float, float]:
         """Highest-density interval of μ of mass ``prob`` (default :attr:`hdi_prob`): the
         central interval of the (symmetric) Student posterior, from its quantiles."""
-        prob = self.hdi_prob if prob is None else float(prob)
-        if not 0 < prob < 1:
-            raise ValueError(f"The HDI mass must be in (0, 1); got {prob}.")
+        prob = self.hdi_prob if prob is None else check_fraction(prob, "The HDI mass")
         if self.scale == 0:
             return self.loc, self.loc
         half = float(stats.t.ppf(0.5 + prob / 2, self.df)) * self.scale
@@ -252,6 +250,4 @@ def correlated_ttest(
         rho=rho,
         higher_is_better=higher_is_better,
     )
-    if not 0 < hdi_prob < 1:
-        raise ValueError(f"hdi_prob must be in (0, 1); got {hdi_prob}.")
-    return CorrelatedTResult(cv, cv.rope(rope), hdi_prob)
+    return CorrelatedTResult(cv, cv.rope(rope), check_fraction(hdi_prob, "hdi_prob"))

@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validate import check_fraction
+
 
 def check_alpha(alpha: float) -> float:
-    """``alpha`` as a float in (0, 1), or a ValueError."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1); got {alpha!r}.")
-    return float(alpha)
+    """``alpha`` as a float in (0, 1) (:func:`~bayes_hier._validate.check_fraction`)."""
+    return check_fraction(alpha, "alpha")
 
 
 def two_sided_t(mean: float, se: float, df: float) -> tuple[float, float]:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._validate import check_fraction
 from .counts import DominanceCounts
 
 
@@ -74,9 +75,7 @@ class GLRTResult:
 
     def rejects(self, alpha: float = 0.05) -> bool:
         """Whether H0 (leading not more probable than runner-up) is rejected: ``p < alpha``."""
-        if not 0 < alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1); got {alpha}.")
-        return self.p_value < alpha
+        return self.p_value < check_fraction(alpha, "alpha")
 
     def to_frame(self) -> pd.DataFrame:
         """One row: leading and runner-up statements (number, label, count), lambda,
