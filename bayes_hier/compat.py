@@ -554,9 +554,10 @@ class HierarchicalTest(_Test):
         names: Any = None,
         **kwargs: Any,
     ) -> Any:
-        if np.ndim(x) != 2 or np.ndim(y) != 2:
+        if not (_fold_level(x) and _fold_level(y)):
             raise ValueError(
-                "The hierarchical test needs 2-D arrays (data sets x cross-validation scores)."
+                "The hierarchical test needs 2-D arrays (data sets x cross-validation scores), or "
+                "lists of 1-D arrays when data sets have different numbers of folds."
             )
         nsamples = check_nsamples(nsamples)
         chains = check_int(chains, "chains", minimum=1)
@@ -620,6 +621,14 @@ class HierarchicalTest(_Test):
         return posterior.probs(_has_rope(rope))
 
 
+def _fold_level(x: Any) -> bool:
+    """Whether ``x`` holds fold scores per data set: a 2-D array, or a list of 1-D arrays (data
+    sets with different numbers of folds), rather than one score per data set."""
+    if isinstance(x, (list, tuple)) and len(x) and all(np.ndim(row) == 1 for row in x):
+        return True
+    return np.ndim(x) == 2
+
+
 def two_on_multiple(
     x: Any,
     y: Any,
@@ -634,7 +643,7 @@ def two_on_multiple(
     2-D (data sets x folds): ``(p_left, p_rope, p_right)`` whatever the rope, as baycomp 1.0.3
     returns (its docstring promises two values for ``rope=0``; its code returns three). With
     ``plot=True``, ``(probs, fig)``."""
-    if np.ndim(x) == 2:
+    if _fold_level(x):
         posterior = HierarchicalTest(x, y, rope, runs, names=names, **kwargs)
     else:
         posterior = SignedRankTest(x, y, rope, names=names, **kwargs)

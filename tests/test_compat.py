@@ -252,6 +252,18 @@ def test_posterior_probs_keeps_the_rope_share_at_rope_zero_like_baycomp():
     assert (left, right) == pytest.approx((raw[0] / (raw[0] + raw[2]), raw[2] / (raw[0] + raw[2])))
 
 
+def test_two_on_multiple_sends_lists_of_fold_arrays_to_the_hierarchical_test(dataset_scores):
+    """Data sets with 10 and 5 folds (a list of 1-D arrays) are fold-level data: the
+    hierarchical test's engine check answers, not numpy's 'inhomogeneous shape'."""
+    rng = np.random.default_rng(0)
+    x = [rng.normal(0.8, 0.01, n) for n in (10, 10, 10, 5)]
+    y = [row + 0.01 for row in x]
+    with pytest.raises(ValueError, match="Unknown engine 'no such engine'"):
+        two_on_multiple(x, y, 0.01, engine="no such engine")
+    means = two_on_multiple([r.mean() for r in x], [r.mean() for r in y], 0.01, nsamples=100)
+    assert len(means) == 3  # one score per data set: the signed-rank test
+
+
 def test_two_on_multiple_returns_three_values_at_rope_zero_like_baycomp(dataset_scores):
     x, y = dataset_scores
     probs = two_on_multiple(x, y, 0, nsamples=2000, random_state=1)

@@ -516,6 +516,7 @@ def test_friedman_input_forms_agree():
     ("scores", "message"),
     [
         (np.ones(5), "2-D"),
+        ([[1.0, 2.0, 3.0], [1.0, 2.0]], "rows of equal length"),
         (np.ones((5, 2)), "at least 3"),
         (np.ones((1, 4)), "at least 2 are needed"),
         (np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 3.0]]), "NaN"),

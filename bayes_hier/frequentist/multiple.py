@@ -105,7 +105,14 @@ def score_matrix(
         tidy = roles["model"] in scores.columns and roles["score"] in scores.columns
         table = _tidy_to_wide(scores, roles) if tidy else scores.copy()
     else:
-        array = np.asarray(scores, dtype=float)
+        try:
+            array = np.asarray(scores, dtype=float)
+        except ValueError:  # ragged rows, or text
+            raise ValueError(
+                "scores must be a data sets x models table of numbers, one score per model on "
+                "every data set (rows of equal length); got rows of different lengths or "
+                "non-numbers."
+            ) from None
         if array.ndim != 2:
             raise ValueError(
                 f"scores must be a 2-D array (data sets x models), a wide or a tidy data frame; "
