@@ -105,3 +105,28 @@ def check_fraction(value: Any, name: str) -> float:
     if not 0 < value < 1:
         raise ValueError(f"{name} must be in (0, 1); got {value!r}.")
     return float(value)
+
+
+def check_pair_names(names: Any) -> tuple[str, str]:
+    """Two different model names ``(first, second)`` as strings.
+
+    A string is refused rather than split into its characters (``names="ab"`` is not
+    ``("a", "b")``).
+
+    Examples
+    --------
+    >>> check_pair_names(["nbc", "hnb"])
+    ('nbc', 'hnb')
+    >>> check_pair_names("ab")
+    Traceback (most recent call last):
+    ...
+    TypeError: names must be a pair of model names (first, second), e.g. ('A', 'B'); got 'ab'.
+    """
+    if isinstance(names, str) or not hasattr(names, "__len__"):
+        raise TypeError(
+            f"names must be a pair of model names (first, second), e.g. ('A', 'B'); got {names!r}."
+        )
+    pair = tuple(str(name) for name in names)
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise ValueError(f"names must be two different model names (first, second); got {names!r}.")
+    return pair[0], pair[1]

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ._validate import check_bool, check_int
+from ._validate import check_bool, check_int, check_pair_names
 from .rope import Rope, RopeLike
 
 #: More results than this per data set with ``runs`` not given trigger a warning.
@@ -362,13 +362,12 @@ class CVData:
                     f"rho must lie strictly between 0 and 1; got {rho!r}. It is the correlation "
                     "between folds, n_test / (n_test + n_train), e.g. 1/k for k-fold CV."
                 )
-        if len(names) != 2 or names[0] == names[1]:
-            raise ValueError(f"names must be two different model names; got {names!r}.")
+        names = check_pair_names(names)
         object.__setattr__(self, "differences", tuple(rows))
         object.__setattr__(self, "runs", runs_array)
         object.__setattr__(self, "rho", rho_array)
         object.__setattr__(self, "datasets", datasets)
-        object.__setattr__(self, "names", (str(names[0]), str(names[1])))
+        object.__setattr__(self, "names", names)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(
             self, "higher_is_better", check_bool(higher_is_better, "higher_is_better")
@@ -750,9 +749,7 @@ def per_dataset_differences(
                     f"{np.flatnonzero(bad)[:5].tolist()}); remove those data sets from x and y "
                     "before the analysis."
                 )
-        names = tuple(names) if names is not None else ("first", "second")
-        if len(names) != 2 or names[0] == names[1]:
-            raise ValueError(f"names must be two different model names; got {names!r}.")
+        names = check_pair_names(names) if names is not None else ("first", "second")
         if datasets is None:
             datasets = (
                 [str(i) for i in x.index]

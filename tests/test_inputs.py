@@ -505,3 +505,22 @@ def test_every_module_imports():
         if name.endswith("__main__"):
             continue
         importlib.import_module(name)
+
+
+@pytest.mark.parametrize("names", ["ab", ("a", "a"), ("a",)])
+def test_names_are_a_pair_of_different_names(names):
+    """One check for every two-model entry point: a string is not split into characters."""
+    from bayes_hier import correlated_ttest, sign_test
+    from bayes_hier.frequentist import mcnemar
+    from bayes_hier.multimeasure import dominance_counts
+
+    error = TypeError if isinstance(names, str) else ValueError
+    x, y = np.linspace(0.7, 0.8, 10), np.linspace(0.71, 0.83, 10)
+    for call in (
+        lambda: correlated_ttest(x, y, rope=0.01, names=names),
+        lambda: sign_test(x, y, rope=0.01, names=names),
+        lambda: mcnemar(table=[[5, 3], [9, 7]], names=names),
+        lambda: dominance_counts(np.c_[x, x], np.c_[y, y], names=names),
+    ):
+        with pytest.raises(error, match="names must be"):
+            call()

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_bool
+from .._validate import check_bool, check_pair_names
 from ..data import CVData, as_single_cvdata
 from ._result import TestResult, check_alpha, two_sided_t
 
@@ -280,8 +280,7 @@ def mcnemar(
 
     alpha = check_alpha(alpha)
     exact, correction = check_bool(exact, "exact"), check_bool(correction, "correction")
-    if len(names) != 2 or names[0] == names[1]:
-        raise ValueError(f"names must be two different model names; got {names!r}.")
+    names = check_pair_names(names)
     counts = _mcnemar_table(table, y_true, pred_a, pred_b)
     e01, e10 = int(counts[0, 1]), int(counts[1, 0])
     total = int(counts.sum())

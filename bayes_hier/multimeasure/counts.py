@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validate import check_bool
+from .._validate import check_bool, check_pair_names
 
 #: Largest number of measures: ``2^16 = 65,536`` statements. Beyond that every posterior draw of
 #: the Dirichlet test needs more than 10^5 gamma variates (10^5 draws take minutes and gigabytes)
@@ -86,13 +86,6 @@ def _check_m(m: int) -> None:
         )
 
 
-def _check_names(names: Sequence[str]) -> tuple[str, str]:
-    names = tuple(str(name) for name in names)
-    if len(names) != 2 or names[0] == names[1]:
-        raise ValueError(f"names must be two different model names (first, second); got {names!r}.")
-    return names  # type: ignore[return-value]
-
-
 @dataclass(frozen=True, eq=False)
 class DominanceCounts:
     """Weighted counts of the ``2^m`` dominance statements of B (second) against A (first).
@@ -145,7 +138,7 @@ class DominanceCounts:
             )
         counts.setflags(write=False)
         object.__setattr__(self, "counts", counts)
-        object.__setattr__(self, "names", _check_names(self.names))
+        object.__setattr__(self, "names", check_pair_names(self.names))
         if self.outcomes is not None:
             outcomes = np.array(self.outcomes, dtype=float)
             outcomes.setflags(write=False)
@@ -437,7 +430,7 @@ def dominance_counts(
         better on measure j in case i, 0 if worse, 1/2 if tied, and ``x_k`` the bits of statement
         ``k`` (first measure = most significant bit).
     """
-    names = _check_names(names)
+    names = check_pair_names(names)
     values_a, names_a, index_a = _as_table(a, "a")
     values_b, names_b, index_b = _as_table(b, "b")
     if measures is not None:
