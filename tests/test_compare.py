@@ -301,6 +301,13 @@ def test_runs_is_a_positive_integer(frame, runs, error, message):
         compare(matrices, rope=0.005, method="sign", runs=runs)
 
 
+def test_min_folds_is_a_whole_number_of_at_least_two(frame):
+    with pytest.raises(ValueError, match="min_folds must be a whole number"):
+        compare(frame, rope=0.005, method="sign", min_folds=2.9)
+    with pytest.raises(ValueError, match="min_folds must be at least 2"):
+        compare(frame, rope=0.005, method="sign", min_folds=1)
+
+
 def test_runs_with_a_tidy_frame_is_an_error(frame):
     with pytest.raises(ValueError, match="runs=2 is for a dict of score matrices"):
         compare(frame, rope=0.005, method="sign", runs=2)

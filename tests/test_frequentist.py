@@ -570,6 +570,14 @@ def test_rank_based_tests_refuse_a_non_boolean_direction(flag):
 
 
 # ---------------------------------------------------------------------------------- Nemenyi
+@pytest.mark.parametrize(
+    ("k", "n", "error"), [(4.5, 5, ValueError), (True, 5, TypeError), (1, 5, ValueError)]
+)
+def test_critical_difference_needs_whole_counts(k, n, error):
+    with pytest.raises(error, match="k \\(models\\) must"):
+        critical_difference(k, n)
+
+
 def test_nemenyi_cd_demsar_k5_n54():
     k, n = 5, 54
     cd, q = critical_difference(k, n, 0.05)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._validate import check_int
 from ..data import CVData
 from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
@@ -227,7 +228,8 @@ def compare(
     scores = model_scores(data, models=models, columns=columns, runs=runs)
     entry = get_method(method or default_method(len(scores.datasets)))
     entry.check_options(options)
-    if int(min_folds) < 2:
+    min_folds = check_int(min_folds, "min_folds")
+    if min_folds < 2:
         raise ValueError(f"min_folds must be at least 2 (a variance needs 2); got {min_folds}.")
     finite = scores.table["score"].to_numpy()
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
@@ -240,7 +242,7 @@ def compare(
         results, extras = entry.test(scores, pairs, parsed_rope, root, **options)
     else:
         inputs, usage = _pair_inputs(
-            scores, pairs, entry, min_folds=int(min_folds), higher_is_better=higher_is_better
+            scores, pairs, entry, min_folds=min_folds, higher_is_better=higher_is_better
         )
         _warn_dropped(usage)
         results = _run_pairs(
@@ -258,7 +260,7 @@ def compare(
         "pair_seeds": {f"{a} vs {b}": s for (a, b), s in seeds.items()},
         "method": entry.name,
         "options": dict(options),
-        "min_folds": int(min_folds),
+        "min_folds": min_folds,
         "jobs": int(jobs),
         "versions": package_versions(),
     }

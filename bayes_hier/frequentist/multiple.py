@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_bool
+from .._validate import check_bool, check_int
 from ..data import DEFAULT_COLUMNS, finite_scores
 from ._result import check_alpha
 from .several import wilcoxon_signed_rank
@@ -457,8 +457,7 @@ def critical_difference(k: int, n: int, alpha: float = 0.05) -> tuple[float, flo
     2.728 for k = 5 at α = 0.05).
     """
     alpha = check_alpha(alpha)
-    if k < 2 or n < 1:
-        raise ValueError(f"Need k >= 2 models and n >= 1 data sets; got k={k}, n={n}.")
+    k, n = check_int(k, "k (models)", minimum=2), check_int(n, "n (data sets)", minimum=1)
     q = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
     return q * np.sqrt(k * (k + 1) / (6 * n)), q
 
