@@ -759,8 +759,15 @@ def per_dataset_differences(
         if len(datasets) != xs.size:
             raise ValueError(f"Got {len(datasets)} data-set names for {xs.size} data sets.")
         sign = 1.0 if higher_is_better else -1.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            differences = sign * (ys - xs)
+        if not np.all(np.isfinite(differences)):
+            raise ValueError(
+                f"{int(np.sum(~np.isfinite(differences)))} difference(s) y - x overflow to "
+                "infinity (scores near the largest float); rescale the scores."
+            )
         return PerDataset(
-            sign * (ys - xs),
+            differences,
             tuple(str(d) for d in datasets),
             (str(names[0]), str(names[1])),
             np.concatenate([xs, ys]),

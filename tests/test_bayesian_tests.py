@@ -490,3 +490,11 @@ def test_plots_return_figures_and_accept_axes():
     assert s.plot_histogram(ax=axes[2]) is fig
     texts = " ".join(text.get_text() for text in t.plot().axes[0].texts)
     assert "A better" in texts and "B better" in texts
+
+
+def test_differences_that_overflow_are_an_error():
+    x, y = np.array([1e308, -1e308, 1.0]), np.array([-1e308, 1e308, 2.0])
+    for test in (sign_test, signed_rank_test):
+        with pytest.raises(ValueError, match="overflow to infinity"):
+            test(x, y, rope=0.01)
+
