@@ -61,7 +61,22 @@ def column_roles(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) 
                 f"The data frame has no {role} column {roles[role]!r} (columns: "
                 f"{list(frame.columns)}). Name it with columns={{'{role}': '...'}}."
             )
+    check_key_values(frame, roles)
     return roles
+
+
+def check_key_values(frame: pd.DataFrame, roles: Mapping[str, str]) -> None:
+    """ValueError when a row lacks its data set, model, run or fold (a missing value in one of
+    those columns, where present): such a row cannot be paired and would be dropped silently."""
+    for role in ("dataset", "model", "run", "fold"):
+        column = roles[role]
+        if column in frame.columns and frame[column].isna().any():
+            missing = frame[column].isna().to_numpy()
+            raise ValueError(
+                f"The {role} column {column!r} has {int(missing.sum())} missing value(s), e.g. in "
+                f"row {frame.index[missing][0]!r}; every row needs its {role}. Fill them in or "
+                "remove those rows."
+            )
 
 
 def corrected_standard_error(std: ArrayLike, n: ArrayLike, rho: ArrayLike) -> np.ndarray:

@@ -218,3 +218,31 @@ def test_many_folds_without_runs_warn_at_the_callers_line(source):
         runs = frame.assign(run=frame["fold"] // 10, fold=frame["fold"] % 10)
         assert correlated_ttest(runs, rope=0.01).rho == pytest.approx(0.1)
         assert correlated_ttest(x, y, rope=0.01, runs=10).rho == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("role", ["dataset", "model", "run", "fold"])
+def test_rows_missing_a_key_are_an_error_for_every_tidy_entry_point(role):
+    """A row without its data set, model, run or fold cannot be paired: every reader of tidy
+    frames says which column, instead of dropping it (compare counted it as unpaired)."""
+    from bayes_hier import compare, correlated_ttest
+    from bayes_hier.frequentist import friedman
+
+    rng = np.random.default_rng(0)
+    rows = [
+        (f"d{i}", m, r, f, rng.normal(0.8, 0.02))
+        for i in range(3)
+        for m in "abc"
+        for r in range(2)
+        for f in range(5)
+    ]
+    frame = pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+    frame[role] = frame[role].astype(object)
+    frame.loc[3, role] = None
+    message = f"The {role} column '{role}' has 1 missing value"
+    for call in (
+        lambda: correlated_ttest(frame, rope=0.01, models=("a", "b")),
+        lambda: compare(frame, rope=0.01, method="sign"),
+        lambda: friedman(frame),
+    ):
+        with pytest.raises(ValueError, match=message):
+            call()

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from .._validate import check_bool, check_int
-from ..data import DEFAULT_COLUMNS, finite_scores
+from ..data import DEFAULT_COLUMNS, check_key_values, finite_scores
 from ._result import check_alpha
 from .several import wilcoxon_signed_rank
 
@@ -36,6 +36,7 @@ def _tidy_to_wide(frame: pd.DataFrame, roles: Mapping[str, str]) -> pd.DataFrame
             f"{list(frame.columns)}); these tests compare models over several data sets. Name "
             "it with columns={'dataset': '...'}."
         )
+    check_key_values(frame, roles)
     score = finite_scores(frame, roles["score"], [roles["dataset"], roles["model"]])
     _check_paired_cells(frame, roles)
     keys = [frame[roles["dataset"]], frame[roles["model"]]]
