@@ -130,3 +130,32 @@ def check_pair_names(names: Any) -> tuple[str, str]:
     if len(pair) != 2 or pair[0] == pair[1]:
         raise ValueError(f"names must be two different model names (first, second); got {names!r}.")
     return pair[0], pair[1]
+
+
+def check_positive(value: Any, name: str) -> float:
+    """``value`` as a finite float > 0 (a scale, a bound or a factor).
+
+    >>> check_positive(np.int64(10), "sigma_factor")
+    10.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a positive number; got {value!r} of type {type(value).__name__}."
+        )
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite positive number; got {value!r}.")
+    return float(value)
+
+
+def check_range(value: Any, name: str) -> tuple[float, float]:
+    """``value`` as a pair ``(low, high)`` of finite numbers with ``0 < low < high``.
+
+    >>> check_range([0.5, 5], "alpha_range")
+    (0.5, 5.0)
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{name} must be a pair (low, high) with 0 < low < high; got {value!r}.")
+    low, high = (check_positive(end, name) for end in value)
+    if not low < high:
+        raise ValueError(f"{name} must satisfy 0 < low < high; got ({low}, {high}).")
+    return low, high

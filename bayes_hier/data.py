@@ -246,7 +246,8 @@ def _as_float_rows(values: Any, label: str) -> list[np.ndarray]:
     return out
 
 
-def _per_dataset(value: Any, q: int, label: str) -> np.ndarray:
+def per_dataset_values(value: Any, q: int, label: str) -> np.ndarray:
+    """``value`` (one number, or one per data set) as a float array of length ``q``."""
     array = np.asarray(value)
     if array.dtype.kind not in "iuf":  # text, booleans, objects are not read as numbers
         raise TypeError(f"{label} must be one number or one number per data set; got {value!r}.")
@@ -371,7 +372,7 @@ class CVData:
         if rho is None:
             rho_array = runs_array / n  # 1 / folds
         else:
-            rho_array = _per_dataset(rho, q, "rho")
+            rho_array = per_dataset_values(rho, q, "rho")
             if np.any(~(rho_array > 0) | ~(rho_array < 1)):
                 raise ValueError(
                     f"rho must lie strictly between 0 and 1; got {rho!r}. It is the correlation "
@@ -414,6 +415,8 @@ class CVData:
         """
         higher_is_better = check_bool(higher_is_better, "higher_is_better")
         x, y = align_by_label(x, y)
+        if datasets is None and isinstance(x, pd.DataFrame):
+            datasets = [str(label) for label in x.index]  # the data sets' labels, kept
         x_rows = _as_float_rows(x, "x")
         y_rows = _as_float_rows(y, "y")
         if not any(row.size for row in x_rows + y_rows):
@@ -651,6 +654,15 @@ def as_cvdata(
     if isinstance(x, CVData):
         if y is not None:
             raise ValueError("Pass either a CVData or the scores x and y, not both.")
+        given = {"runs": runs, "names": names, "models": models, "columns": columns, "rho": rho}
+        ignored = [name for name, value in given.items() if value is not None]
+        ignored += [] if higher_is_better is True else ["higher_is_better"]
+        if ignored:
+            raise ValueError(
+                f"A CVData already fixes {', '.join(ignored)}: set them when building it (e.g. "
+                "CVData.from_arrays(x, y, runs=..., names=..., higher_is_better=...)), or pass "
+                "the scores instead of the CVData."
+            )
         return x
     if isinstance(x, pd.DataFrame) and y is None:
         if runs is not None:

@@ -524,3 +524,121 @@ def test_names_are_a_pair_of_different_names(names):
     ):
         with pytest.raises(error, match="names must be"):
             call()
+
+
+NO_ENGINE = "no such engine"  # the engine lookup comes after every input check
+
+
+def _three_model_frame(q: int = 6) -> pd.DataFrame:
+    rng = np.random.default_rng(2)
+    rows = [
+        (f"d{i}", m, 0, f, 0.8 + 0.01 * j + rng.normal(0, 0.01))
+        for i in range(q)
+        for j, m in enumerate("ABC")
+        for f in range(5)
+    ]
+    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"higher_is_better": "no"}, TypeError, "higher_is_better must be True or False"),
+        ({"chains": True}, TypeError, "chains must be an integer"),
+        ({"draws": 2.5}, ValueError, "draws must be a whole number"),
+        ({"draws": "100"}, TypeError, "draws must be an integer"),
+        ({"max_treedepth": 0}, ValueError, "max_treedepth must be at least 1"),
+        ({"rho": [0.1, 0.2]}, ValueError, "rho must be one number or one value per data set"),
+        ({"rho": "0.1"}, TypeError, "rho must be one number"),
+        ({"models": "AB"}, TypeError, "models must be a list of model names"),
+        ({"hdi_prob": 1.5}, ValueError, "hdi_prob must be in"),
+        ({"alpha": 2}, ValueError, "alpha must be in"),
+        ({"progress": "yes"}, TypeError, "progress must be True or False"),
+        ({"warn": 1}, TypeError, "warn must be True or False"),
+        ({"adapt_delta": "0.9"}, TypeError, "adapt_delta must be a number"),
+        ({"alpha_range": 5}, TypeError, "alpha_range must be a pair"),
+        ({"chains": 2.0}, ValueError, f"Unknown engine '{NO_ENGINE}'"),  # 2.0 is 2: accepted
+    ],
+)
+def test_joint_test_checks_every_argument_before_sampling(kwargs, error, message):
+    from bayes_hier import joint_test
+
+    with pytest.raises(error, match=message):
+        joint_test(_three_model_frame(), rope=0.01, engine=NO_ENGINE, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"hdi_prob": 1.5}, ValueError, "hdi_prob must be in"),
+        ({"hdi_prob": "0.9"}, TypeError, "hdi_prob must be a number"),
+        ({"adapt_delta": "0.9"}, TypeError, "adapt_delta must be a number"),
+        ({"adapt_delta": 1.2}, ValueError, "adapt_delta must be in"),
+        ({"alpha_range": 5}, TypeError, "alpha_range must be a pair"),
+        ({"alpha_range": (0.5, 1, 5)}, TypeError, "alpha_range must be a pair"),
+        ({"beta_range": (0.2, 0.1)}, ValueError, "beta_range must satisfy 0 < low < high"),
+        ({"sigma_factor": "10"}, TypeError, "sigma_factor must be a positive number"),
+        ({"delta0_bound": float("inf")}, ValueError, "delta0_bound must be a finite positive"),
+        ({"max_treedepth": 2.5}, ValueError, "max_treedepth must be a whole number"),
+        ({"progress": "yes"}, TypeError, "progress must be True or False"),
+    ],
+)
+def test_hierarchical_test_checks_every_argument_before_sampling(kwargs, error, message):
+    x, y = np.vstack(SCORES), np.vstack(SCORES[::-1])
+    with pytest.raises(error, match=message):
+        hierarchical_test(x, y, rope=0.01, engine=NO_ENGINE, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"alpha": 2}, ValueError, "alpha must be in"),
+        ({"jobs": 2.5}, ValueError, "jobs must be a whole number"),
+        ({"jobs": 0}, ValueError, "jobs must be at least 1"),
+        ({"progress": "x"}, TypeError, "progress must be True or False"),
+        ({"higher_is_better": "no"}, TypeError, "higher_is_better must be True or False"),
+        ({"hdi_prob": "0.9", "method": "hierarchical"}, TypeError, "hdi_prob must be a number"),
+    ],
+)
+def test_compare_checks_its_arguments_before_any_pair_runs(kwargs, error, message):
+    from bayes_hier import compare
+
+    kwargs = {"method": "sign", **kwargs}
+    with pytest.raises(error, match=message):
+        compare(_three_model_frame(), rope=0.01, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"names": ("X", "Y")}, {"higher_is_better": False}, {"rho": 0.5}, {"runs": 2}]
+)
+def test_a_cvdata_is_not_silently_given_other_settings(kwargs):
+    x, y = np.vstack(SCORES), np.vstack(SCORES[::-1])
+    cv = CVData.from_arrays(x, y, names=("A", "B"))
+    with pytest.raises(ValueError, match=f"A CVData already fixes {next(iter(kwargs))}"):
+        hierarchical_test(cv, rope=0.01, engine=NO_ENGINE, **kwargs)
+
+
+def test_two_frames_keep_their_data_set_labels():
+    rng = np.random.default_rng(0)
+    x = pd.DataFrame(rng.uniform(0.7, 0.9, (3, 6)), index=["iris", "wine", "zoo"])
+    cv = CVData.from_arrays(x, (x + 0.01).iloc[::-1])
+    assert cv.datasets == ("iris", "wine", "zoo")
+    np.testing.assert_allclose(cv.means, 0.01)
+
+
+def test_constant_data_sets_with_an_empty_rope_get_a_spread_in_the_datas_units():
+    """All data sets constant, rope 0: the spread is a thousandth of the differences' own size
+    (2e-17 for differences of 2e-14), not 0.001 in absolute units."""
+    from bayes_hier.hierarchical.model_input import ConstantDifferencesWarning, perturb_constant
+
+    x = np.full((3, 10), 1e-12)
+    cv = CVData.from_arrays(x, x + 2e-14, runs=1)
+    with pytest.warns(ConstantDifferencesWarning, match="the rope is empty"):
+        spread, names = perturb_constant(cv, Rope(0.0, 0.0), np.random.default_rng(0))
+    assert len(names) == 3
+    width = max(np.ptp(d) for d in spread)
+    assert 0 < width <= 2 * 1e-3 * np.abs(cv.means).max()
+    zeros = CVData.from_arrays(x, x.copy(), runs=1)  # every difference 0: the scores' size
+    with pytest.warns(ConstantDifferencesWarning):
+        spread, _ = perturb_constant(zeros, Rope(0.0, 0.0), np.random.default_rng(0))
+    assert 0 < max(np.ptp(d) for d in spread) <= 2e-15

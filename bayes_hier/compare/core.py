@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import check_int
+from .._validate import check_bool, check_fraction, check_int
 from ..data import CVData
 from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
@@ -231,6 +231,11 @@ def compare(
     min_folds = check_int(min_folds, "min_folds")
     if min_folds < 2:
         raise ValueError(f"min_folds must be at least 2 (a variance needs 2); got {min_folds}.")
+    alpha, jobs = check_fraction(alpha, "alpha"), check_int(jobs, "jobs", minimum=1)
+    progress = check_bool(progress, "progress")
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
+    if "hdi_prob" in options:
+        options["hdi_prob"] = check_fraction(options["hdi_prob"], "hdi_prob")
     finite = scores.table["score"].to_numpy()
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
     root = resolve_seed(seed)
@@ -251,7 +256,7 @@ def compare(
             parsed_rope,
             seeds,
             options,
-            jobs=int(jobs),
+            jobs=jobs,
             scheduler=scheduler,
             progress=progress,
         )
@@ -261,7 +266,7 @@ def compare(
         "method": entry.name,
         "options": dict(options),
         "min_folds": min_folds,
-        "jobs": int(jobs),
+        "jobs": jobs,
         "versions": package_versions(),
     }
     result = entry.result_class(

@@ -327,6 +327,8 @@ def model_scores(
             "duplicates."
         )
     present = [str(m) for m in pd.unique(table["model"])]
+    if isinstance(models, str):
+        raise TypeError(f"models must be a list of model names, e.g. ['A', 'B']; got {models!r}.")
     chosen = present if models is None else [str(m) for m in models]
     unknown = [m for m in chosen if m not in present]
     if unknown:

@@ -10,6 +10,7 @@ from typing import Any
 import arviz as az
 import numpy as np
 
+from .._validate import check_bool, check_fraction, check_int
 from ..stan_programs import StanProgram
 from ._cache import cache_directory
 
@@ -50,15 +51,14 @@ class SamplerSettings:
     dims: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.chains < 1 or self.draws < 1 or self.warmup < 0:
-            raise ValueError(
-                f"chains and draws must be >= 1 and warmup >= 0; got chains={self.chains}, "
-                f"draws={self.draws}, warmup={self.warmup}."
-            )
+        """Check every setting (:mod:`bayes_hier._validate`: whole counts, a boolean
+        ``progress``, ``adapt_delta`` in (0, 1)) and keep them as Python ints, floats, bools."""
+        for name, minimum in (("chains", 1), ("draws", 1), ("warmup", 0), ("max_treedepth", 1)):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
+        object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
+        object.__setattr__(self, "progress", check_bool(self.progress, "progress"))
         if not 0 <= self.seed < 2**31:
             raise ValueError(f"seed must be in [0, 2**31); got {self.seed}.")
-        if not 0 < self.adapt_delta < 1:
-            raise ValueError(f"adapt_delta must be in (0, 1); got {self.adapt_delta}.")
         if self.inits is not None and len(self.inits) != self.chains:
             raise ValueError(f"Need one dict of initial values per chain ({self.chains}).")
 

@@ -10,7 +10,7 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from .._validate import check_bool, check_int
+from .._validate import check_bool, check_fraction, check_int
 from ..data import CVData, as_cvdata
 from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
 from ..engines import Engine, SamplerSettings, get_engine
@@ -279,10 +279,11 @@ def hierarchical_test(
         sigma_factor=sigma_factor,
         sigma0_factor=sigma0_factor,
         delta0_bound=delta0_bound,
-        alpha_range=tuple(alpha_range),
-        beta_range=tuple(beta_range),
+        alpha_range=alpha_range,
+        beta_range=beta_range,
     )
     warn = check_bool(warn, "warn")
+    hdi_prob = check_fraction(hdi_prob, "hdi_prob")
     streams = seed_streams(seed)
     model_input = build_model_input(cv, parsed_rope, prior, streams.perturbation)
     settings = sampler_settings(
@@ -348,10 +349,10 @@ def sampler_settings(
 ) -> SamplerSettings:
     """Step 2 of :func:`hierarchical_test`: the NUTS settings of the fit.
 
-    Counts are checked as integers and ``progress`` as a boolean
-    (:mod:`bayes_hier._validate`); Stan's seed and the data-based initial values
-    (:func:`~.model_input.initial_values`) come from ``streams``; per-data-set variables are
-    labelled with the names ``datasets``.
+    Counts are checked as integers and ``progress`` as a boolean by
+    :class:`~bayes_hier.engines.SamplerSettings` (:mod:`bayes_hier._validate`); Stan's seed and
+    the data-based initial values (:func:`~.model_input.initial_values`) come from ``streams``;
+    per-data-set variables are labelled with the names ``datasets``.
     """
     chains = check_int(chains, "chains", minimum=1)
     per_dataset = {"sigma": ["dataset"]}
@@ -359,13 +360,13 @@ def sampler_settings(
         per_dataset["tau_raw"] = ["dataset"]
     return SamplerSettings(
         chains=chains,
-        draws=check_int(draws, "draws", minimum=1),
-        warmup=check_int(warmup, "warmup", minimum=0),
+        draws=draws,
+        warmup=warmup,
         seed=streams.stan,
         inits=initial_values(model_input, chains, streams.inits),
-        max_treedepth=check_int(max_treedepth, "max_treedepth", minimum=1),
+        max_treedepth=max_treedepth,
         adapt_delta=adapt_delta,
-        progress=check_bool(progress, "progress"),
+        progress=progress,
         coords={"dataset": list(datasets)},
         dims=per_dataset,
     )

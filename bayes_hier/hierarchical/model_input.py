@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_positive, check_range
 from ..data import CVData, corrected_standard_error
 from ..rope import Rope
 from .delta0_coordinate import coordinate_from_delta0, delta0_centre_and_spread
@@ -31,14 +32,13 @@ class ConstantDifferencesWarning(UserWarning):
 
 def check_nu_prior(
     nu_prior: str, alpha_range: tuple[float, float], beta_range: tuple[float, float]
-) -> None:
+) -> tuple[tuple[float, float], tuple[float, float]]:
     """Check a ν prior's name and the ranges of its hierarchical Gamma(α, β) (shared by the
-    two-model and the joint model); a ValueError says what is allowed."""
-    if nu_prior not in NU_PRIORS:
+    two-model and the joint model); a ValueError says what is allowed. Returns the ranges as
+    pairs of floats."""
+    if not isinstance(nu_prior, str) or nu_prior not in NU_PRIORS:
         raise ValueError(f"nu_prior must be one of {list(NU_PRIORS)}; got {nu_prior!r}.")
-    for low, high in (alpha_range, beta_range):
-        if not 0 < low < high:
-            raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
+    return check_range(alpha_range, "alpha_range"), check_range(beta_range, "beta_range")
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,13 @@ class HierarchicalPrior:
 
     def __post_init__(self) -> None:
         for name in ("sigma_factor", "sigma0_factor"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be positive; got {getattr(self, name)}.")
-        if self.delta0_bound is not None and not self.delta0_bound > 0:
-            raise ValueError(f"delta0_bound must be positive; got {self.delta0_bound}.")
-        check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
+            object.__setattr__(self, name, check_positive(getattr(self, name), name))
+        if self.delta0_bound is not None:
+            bound = check_positive(self.delta0_bound, "delta0_bound")
+            object.__setattr__(self, "delta0_bound", bound)
+        ranges = check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
+        object.__setattr__(self, "alpha_range", ranges[0])
+        object.__setattr__(self, "beta_range", ranges[1])
 
     @property
     def heavy_tailed(self) -> bool:
@@ -132,18 +134,22 @@ def perturb_constant(
     add ``u_j`` to the first ``floor(n/2)`` differences and subtract it from the next
     ``floor(n/2)`` (an odd middle value is left alone), so the mean is kept and ``SS > 0``.
     ``r`` is half the rope width; with an empty rope, a thousandth of the mean standard deviation
-    of the other data sets (or of ``max(1, |mean|)`` when all are constant).
+    of the other data sets, or, when all are constant, of the largest ``|mean|`` (of the largest
+    ``|score|`` when every difference is 0; 1 without scores): always in the units of the data.
     """
     stds = cv.stds
     constant = stds == 0
     if not constant.any():
         return list(cv.differences), ()
     half_width = rope.width / 2
+    reason = "half the rope width"
     if half_width == 0:
-        reference = (
-            stds[~constant].mean() if (~constant).any() else max(1.0, np.abs(cv.means).max())
-        )
+        reference = stds[~constant].mean() if (~constant).any() else np.abs(cv.means).max()
+        if reference == 0:  # every difference is 0: the scores' own magnitude
+            scores = np.abs(cv.scores) if cv.scores is not None else np.zeros(1)
+            reference = scores.max() if scores.max() > 0 else 1.0
         half_width = 1e-3 * reference
+        reason = "a thousandth of the data's scale: the rope is empty"
     differences = []
     for d, is_constant in zip(cv.differences, constant):
         if is_constant:
@@ -157,7 +163,7 @@ def perturb_constant(
     warnings.warn(
         f"{len(names)} data set(s) have the same difference on every fold ({', '.join(names[:5])}"
         f"{', ...' if len(names) > 5 else ''}): their variance would be 0, which the model cannot "
-        f"fit. Each was given a mean-preserving spread of ±{half_width:g} (half the rope width).",
+        f"fit. Each was given a mean-preserving spread of ±{half_width:g} ({reason}).",
         ConstantDifferencesWarning,
         stacklevel=4,
     )

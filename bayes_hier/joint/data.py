@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validate import check_bool
 from ..compare.tidy import KEYS, MissingDataWarning, ModelScores
+from ..data import per_dataset_values
 
 
 def observed_in(blocks: Sequence[np.ndarray]) -> np.ndarray:
@@ -139,6 +141,9 @@ class MultiCVData:
             data set, when the runs of a data set have different folds, or when no data set has
             two models.
         """
+        higher_is_better = check_bool(higher_is_better, "higher_is_better")
+        if rho is not None:
+            rho = per_dataset_values(rho, len(scores.datasets), "rho")
         models = list(scores.models)
         table = scores.table[scores.table["model"].isin(models)]
         wide = table.pivot(index=list(KEYS), columns="model", values="score").reindex(
@@ -166,17 +171,15 @@ class MultiCVData:
         folds = np.array([len(block) for block in blocks]) / runs_array
         if rho is None:
             rho_array = 1.0 / folds
-        elif np.ndim(rho) == 1 and len(rho) == len(scores.datasets):
-            rho_array = np.asarray(rho, float)[[scores.datasets.index(d) for d in kept]]
         else:
-            rho_array = np.broadcast_to(np.asarray(rho, float), folds.shape)
+            rho_array = rho[[scores.datasets.index(d) for d in kept]]
         return cls(
             scores=tuple(blocks),
             models=tuple(models),
             datasets=tuple(kept),
             runs=runs_array,
             rho=np.array(rho_array, dtype=float),
-            higher_is_better=bool(higher_is_better),
+            higher_is_better=higher_is_better,
         )
 
 

@@ -9,6 +9,7 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
+from .._validate import check_bool, check_fraction, check_int
 from ..compare.core import package_versions
 from ..compare.frequentist import frequentist_view
 from ..compare.tidy import ModelScores, PairUsage, model_scores
@@ -125,6 +126,9 @@ def joint_test(
     -------
     JointResult
     """
+    higher_is_better = check_bool(higher_is_better, "higher_is_better")
+    hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
+    chains, warn = check_int(chains, "chains", minimum=1), check_bool(warn, "warn")
     scores = (
         data
         if isinstance(data, ModelScores)
@@ -134,9 +138,7 @@ def joint_test(
     check_enough_datasets(cv.q, cv.k)
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
-    prior = JointPrior(
-        nu_prior=nu_prior, alpha_range=tuple(alpha_range), beta_range=tuple(beta_range)
-    )
+    prior = JointPrior(nu_prior=nu_prior, alpha_range=alpha_range, beta_range=beta_range)
     root = resolve_seed(seed)
     model_input = build_joint_input(
         cv, parsed_rope, prior, np.random.default_rng(derive_seed(root, "perturbation"))

@@ -48,7 +48,9 @@ class JointPrior:
     beta_range: tuple[float, float] = (0.05, 0.15)
 
     def __post_init__(self) -> None:
-        check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
+        ranges = check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
+        object.__setattr__(self, "alpha_range", ranges[0])
+        object.__setattr__(self, "beta_range", ranges[1])
 
     @property
     def heavy_tailed(self) -> bool:
