@@ -293,7 +293,12 @@ def test_reports_and_matrices_of_compare_work_unchanged(recovery, tmp_path):
     assert "Joint Bayesian hierarchical model" in recovery.to_markdown()
     assert recovery.to_dict()["method"] == "joint"
     written = recovery.write_report(tmp_path)
-    assert (tmp_path / "report.md").is_file() and written
+    report = (tmp_path / "report.md").read_text()
+    best = recovery.ranking.index[0]
+    assert f"| {best} | {float(recovery.ranking.round(3).loc[best, 'p_best'])} |" in report
+    assert "P(rank r on a new data set)" in report and "pairs.csv" not in report
+    assert f"Seed: {recovery.settings['seed']}, of the one fit that gives every pair." in report
+    assert {"rank_probabilities.png", "p_best.png", "report.html"} <= set(written)
 
 
 def test_compare_joint_takes_compares_arguments(joint_engine):

@@ -149,11 +149,13 @@ def method_lines(result: ResultLike) -> list[str]:
     else:
         lines.append("Prior: none to set (the posterior follows from the data alone).")
     seed = result.settings.get("seed")
-    if seed is not None:
+    if seed is not None and "pair_seeds" in result.settings:
         lines.append(
             f"Seed: {seed}; each pair's own seed (derived from it and the two names) is in the "
             "seed column of pairs.csv."
         )
+    elif seed is not None:
+        lines.append(f"Seed: {seed}, of the one fit that gives every pair.")
     sampler = {
         key: value
         for key, value in getattr(pair, "settings", {}).items()
@@ -336,7 +338,25 @@ def figure_makers(result: ResultLike) -> dict[str, tuple[str, Callable[[], Figur
     }
     if result.frequentist is not None and result.frequentist.nemenyi is not None:
         makers["cd_diagram"] = ("Critical-difference diagram (Nemenyi)", result.plot_cd_diagram)
+    if hasattr(result, "plot_rank_probabilities"):  # a joint model of all the models
+        makers["rank_probabilities"] = (
+            "P(rank r on a new data set)",
+            result.plot_rank_probabilities,
+        )
+        makers["p_best"] = ("P(best) and P(practically best) on a new data set", result.plot_p_best)
     return makers
+
+
+def ranking_tables(result: ResultLike) -> list[Block]:
+    """The ranking tables of a joint model (none for pairwise methods): P(best), P(practically
+    best), expected rank and the rank probabilities, all on a new data set."""
+    ranking = getattr(result, "ranking", None)
+    if ranking is None:
+        return []
+    return [
+        Block("table", ranking.round(3), "Ranking on a new data set (joint model)", True),
+        Block("table", result.rank_probabilities.round(3), "P(rank r on a new data set)", True),
+    ]
 
 
 def report_blocks(result: ResultLike) -> list[Block]:
@@ -353,6 +373,7 @@ def report_blocks(result: ResultLike) -> list[Block]:
         Block("bullets", [*method_lines(result), version_line(result)]),
         Block("heading", "Results"),
         Block("bullets", result.sentences()),
+        *ranking_tables(result),
         Block("table", display_pairs(result), "Pairs"),
         Block("table", display_matrix(result, "better"), "P(row better than column)", True),
         Block("table", display_matrix(result, "rope"), "P(practically equivalent)", True),
