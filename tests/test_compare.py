@@ -105,6 +105,12 @@ def test_mirror_swaps_left_and_right_and_names(result):
     np.testing.assert_array_equal(mirrored["left"], sensitivity["right"])
     np.testing.assert_array_equal(mirrored["right"], sensitivity["left"])
     assert "mirror of the pair as computed (a, c)" in other.summary()
+    table, original = other.to_frame(), pair.to_frame()
+    assert list(table["label"]) == ["c better", "practically equivalent", "a better"]
+    np.testing.assert_array_equal(table["probability"], original["probability"][::-1])
+    np.testing.assert_array_equal(table["mean_theta"], original["mean_theta"][::-1])
+    with pytest.raises(AttributeError, match=r"'differences' is not mirrored.*result\['a', 'c'\]"):
+        _ = other.differences
 
 
 def test_matrices_are_consistent_with_the_pairs(result):

@@ -13,8 +13,10 @@ from functools import singledispatch
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..bayesian_tests import CorrelatedTResult, SimplexResult
+from ..decision import OUTCOMES
 from ..hierarchical import HierarchicalResult
 from ..probabilities import Probabilities
 from ..results import ComparisonResult
@@ -114,6 +116,28 @@ class MirroredResult(ComparisonResult):
 
     def _default_max_rope(self) -> float:
         return self.original._default_max_rope()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The original's table in this orientation: one row per outcome, left and right
+        swapped (every column of the two-model results' tables is per outcome)."""
+        frame = self.original.to_frame().iloc[::-1].reset_index(drop=True)
+        frame["outcome"] = list(OUTCOMES)
+        frame["label"] = [self.labels[k] for k in OUTCOMES]
+        return frame
+
+    def __getattr__(self, name: str) -> Any:
+        """What the mirror does not translate (per-data-set tables, draws, plots) is read from
+        the pair as computed; say so instead of a bare AttributeError."""
+        if name.startswith("__") or name == "original":
+            raise AttributeError(name)
+        first, second = self.original.names
+        if hasattr(self.original, name):
+            raise AttributeError(
+                f"{name!r} is not mirrored: it exists in the orientation the pair was computed in, "
+                f"the difference {second} - {first}. Read it from result[{first!r}, {second!r}] "
+                "(or this mirror's .original)."
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def summary(self, alpha: float = 0.05) -> str:
         """The probabilities and decision in this orientation."""
