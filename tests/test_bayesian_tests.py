@@ -497,4 +497,3 @@ def test_differences_that_overflow_are_an_error():
     for test in (sign_test, signed_rank_test):
         with pytest.raises(ValueError, match="overflow to infinity"):
             test(x, y, rope=0.01)
-
