@@ -47,8 +47,8 @@ report-screenshot: demo-many
 		--window-size=1200,2000 file://$(abspath demo_output/many/report.html)
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check bayes_hier tests benchmarks
-	$(BIN)/ruff format --check bayes_hier tests benchmarks
+	$(BIN)/ruff check bayes_hier tests benchmarks notebooks
+	$(BIN)/ruff format --check bayes_hier tests benchmarks notebooks
 
 # The whole suite: lint, the documentation site (warnings fail), then every test (Stan fits and
 # notebook runs included; select with -m stan / -m notebook).
