@@ -497,3 +497,18 @@ def test_differences_that_overflow_are_an_error():
     for test in (sign_test, signed_rank_test):
         with pytest.raises(ValueError, match="overflow to infinity"):
             test(x, y, rope=0.01)
+
+
+@pytest.mark.parametrize("test", [sign_test, signed_rank_test])
+def test_simplex_results_pickle_and_keep_their_rope_sensitivity(test):
+    """A result is saved with pickle (it holds a partial of a module function, not a closure);
+    the loaded one recomputes probabilities at other ropes identically."""
+    import pickle
+
+    x, y = np.linspace(0.70, 0.80, 12), np.linspace(0.71, 0.82, 12)
+    result = test(x, y, rope=0.01, nsamples=2000, seed=3)
+    loaded = pickle.loads(pickle.dumps(result))
+    assert loaded.probs == result.probs
+    pd.testing.assert_frame_equal(
+        loaded.rope_sensitivity(max_rope=0.02, num=3), result.rope_sensitivity(max_rope=0.02, num=3)
+    )

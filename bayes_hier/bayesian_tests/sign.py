@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -118,8 +119,8 @@ def sign_test(
     seed = resolve_seed(seed, "seed")
     z = data.differences
 
-    def resample(r: Rope) -> np.ndarray:
-        return sample_sign(z, r, prior, place, nsamples, seed)
+    # the sample at another rope (a partial of a module function: the result can be pickled)
+    resample = partial(sample_sign, z, prior=prior, prior_place=place, nsamples=nsamples, seed=seed)
 
     return SimplexResult(
         "Bayesian sign test",

@@ -28,6 +28,7 @@ q = 4000 data sets works.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -255,8 +256,8 @@ def signed_rank_test(
     seed = resolve_seed(seed, "seed")
     z = data.differences
 
-    def resample(r: Rope) -> np.ndarray:
-        return sample_signed_rank(z, r, prior, nsamples, seed)
+    # the sample at another rope (a partial of a module function: the result can be pickled)
+    resample = partial(sample_signed_rank, z, prior=prior, nsamples=nsamples, seed=seed)
 
     return SimplexResult(
         "Bayesian signed-rank test",
