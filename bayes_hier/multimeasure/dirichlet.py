@@ -15,15 +15,14 @@ conditionally independent.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from .._validate import check_int
+from .._validate import check_int, check_positive
 from ..seeding import SeedLike, resolve_seed
 from .counts import DominanceCounts
 from .network import BayesianNetwork, learn_structure
@@ -184,17 +183,6 @@ class DominanceProbabilities:
         return "\n".join(lines)
 
 
-def _check_prior_strength(value: Any) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"prior_strength must be a positive number; got {value!r} of type "
-            f"{type(value).__name__}."
-        )
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"prior_strength must be positive; got {value}.")
-    return float(value)
-
-
 def bayesian_dominance(
     counts: DominanceCounts | Sequence[float] | np.ndarray,
     structure: str = "dirichlet",
@@ -237,7 +225,7 @@ def bayesian_dominance(
     if structure not in STRUCTURES:
         raise ValueError(f"structure must be one of {STRUCTURES}; got {structure!r}.")
     nsamples = check_int(nsamples, "nsamples", minimum=1)
-    prior_strength = _check_prior_strength(prior_strength)
+    prior_strength = check_positive(prior_strength, "prior_strength")
     seed = resolve_seed(seed, "seed")
     n_statements = counts.n_statements
     if keep_sample is None:
