@@ -94,6 +94,42 @@ def test_a_killed_chain_process_gives_a_clear_error_and_the_next_fit_works(
     assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 40
 
 
+# --- a chain process still running when the interpreter exits ---
+
+STUCK_CHAIN_AT_EXIT = """
+import concurrent.futures, multiprocessing, sys, time, types
+import bayes_hier.engines.pystan_engine
+stub = types.ModuleType("httpstan.services_stub")  # httpstan's pool, as the engine finds it
+stub.executor = concurrent.futures.ProcessPoolExecutor(
+    1, mp_context=multiprocessing.get_context("fork")
+)
+sys.modules["httpstan.services_stub"] = stub
+stub.executor.submit(time.sleep, 600)  # a chain that would run for 10 minutes
+time.sleep(1)
+print("main thread done", flush=True)
+"""
+
+
+def test_the_interpreter_exits_at_once_although_a_chain_process_still_runs():
+    """concurrent.futures joins its pools at exit before :mod:`atexit` runs; the engine's hook
+    must stop the chain processes before that join, or the exit waits for the chain (measured
+    without the hook: the exit waited for the whole ``sleep``)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", STUCK_CHAIN_AT_EXIT],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("the interpreter waited for the chain process at exit")
+    assert process.returncode == 0
+    assert "main thread done" in output
+
+
 # --- two processes compiling the same program at once ---
 
 _COMPILE_AND_SAMPLE = textwrap.dedent(

@@ -250,9 +250,30 @@ def _terminate_workers(pool: Any, timeout: float = 5.0) -> None:
 def stop_chain_processes() -> None:
     """Terminate httpstan's chain worker processes that are still alive.
 
-    Registered to run at interpreter exit: normally the pool is joined then, but when its
-    workers were started from a worker thread (as :func:`run_in_stan_thread` does) they can
-    outlive the parent, keeping its standard output open and a CI job waiting. Also stops the
-    chains of an interrupted fit.
+    Runs at interpreter exit (:func:`stop_chain_processes_at_exit`): when the pool's workers were
+    started from a worker thread (as :func:`run_in_stan_thread` does) they can outlive the
+    parent, keeping its standard output open and a CI job waiting. Also stops the chains of an
+    interrupted fit.
     """
     _terminate_workers(_executor())
+
+
+def stop_chain_processes_at_exit() -> None:
+    """Make :func:`stop_chain_processes` run at interpreter exit, before the threads are joined.
+
+    :mod:`concurrent.futures` joins the threads of its pools (this module's pystan thread,
+    httpstan's process-pool manager) in a :mod:`threading` exit hook, which runs before
+    :mod:`atexit`: a chain process still alive then (an abandoned fit, a stuck worker) would keep
+    that join, and the exit, waiting forever. Those hooks run in the reverse order of
+    registration, so this one, registered after :mod:`concurrent.futures` registered its own,
+    runs first. The :mod:`atexit` registration covers Pythons without the private
+    ``threading._register_atexit``; a second call finds nothing alive and does nothing.
+    """
+    import atexit
+    import concurrent.futures.process
+    import concurrent.futures.thread  # noqa: F401  (both register their exit hooks on import)
+
+    register_before_joins = getattr(threading, "_register_atexit", None)
+    if register_before_joins is not None:
+        register_before_joins(stop_chain_processes)
+    atexit.register(stop_chain_processes)

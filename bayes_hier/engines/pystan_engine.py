@@ -10,7 +10,6 @@ fits, socket files) and a process pool broken by a dead chain are handled in :mo
 from __future__ import annotations
 
 import asyncio
-import atexit
 import concurrent.futures
 import contextlib
 import multiprocessing
@@ -34,6 +33,7 @@ from ._httpstan import (
     pool_is_broken,
     replace_broken_pool,
     run_in_stan_thread,
+    stop_chain_processes_at_exit,
 )
 from ._httpstan import stop_chain_processes as stop_chain_processes
 from ._locking import compile_lock
@@ -80,7 +80,7 @@ def _captured_file_descriptors() -> Iterator[Path]:
                     os.close(descriptor)
 
 
-atexit.register(stop_chain_processes)
+stop_chain_processes_at_exit()
 
 
 class PyStanEngine(Engine):
