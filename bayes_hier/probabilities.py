@@ -32,11 +32,16 @@ class Probabilities(NamedTuple):
 
 
 def region_shares(sample: np.ndarray, rope: Rope) -> Probabilities:
-    """Share of a sample of differences below, inside (edges included) and above the rope."""
+    """Share of a sample of differences below, inside (edges included) and above the rope.
+
+    Each share is its own count over the sample size, so a region without draws has exactly 0
+    (``1 - left - right`` can leave a rounding remainder such as 1e-17).
+    """
     sample = np.asarray(sample, dtype=float)
     left = float(np.mean(sample < rope.low))
     right = float(np.mean(sample > rope.high))
-    return Probabilities(left, 1.0 - left - right, right)
+    inside = float(np.mean((sample >= rope.low) & (sample <= rope.high)))
+    return Probabilities(left, inside, right)
 
 
 def student_t_region_masses(
@@ -47,7 +52,8 @@ def student_t_region_masses(
     ``masses[k] = (T((low - loc) / scale), T((high - loc) / scale) - T((low - loc) / scale),
     1 - T((high - loc) / scale))`` with ``T`` the Student-t CDF with ``df[k]`` degrees of freedom;
     ``df = inf`` gives the normal distribution. The right tail uses the survival function for
-    accuracy far out in the tail.
+    accuracy far out in the tail. An empty rope (``low == high``) has mass exactly 0 (a point
+    under a continuous distribution), not the rounding remainder of ``1 - left - right``.
 
     Returns
     -------
@@ -62,7 +68,7 @@ def student_t_region_masses(
     finite = np.isfinite(df)
     left = np.where(finite, stats.t.cdf(z_low, np.where(finite, df, 1.0)), stats.norm.cdf(z_low))
     right = np.where(finite, stats.t.sf(z_high, np.where(finite, df, 1.0)), stats.norm.sf(z_high))
-    inside = np.clip(1.0 - left - right, 0.0, 1.0)
+    inside = np.zeros_like(left) if rope.is_empty else np.clip(1.0 - left - right, 0.0, 1.0)
     return np.stack([left, inside, right], axis=-1).reshape(-1, 3)
 
 

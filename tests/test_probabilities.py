@@ -47,3 +47,26 @@ def test_region_shares_count_rope_edges_as_rope():
 
 def test_as_tuple_without_rope():
     assert Probabilities(0.2, 0.0, 0.8).as_tuple(include_rope=False) == (0.2, 0.8)
+
+
+def test_an_empty_rope_has_exactly_zero_mass_and_the_sides_still_sum_to_one():
+    """1 - cdf - sf leaves rounding remainders (about 1e-16) that a table would show as a
+    rope probability; a point has no mass under a continuous distribution."""
+    rng = np.random.default_rng(4)
+    loc, scale = rng.normal(0, 0.05, 2000), rng.uniform(0.001, 0.1, 2000)
+    df = np.where(rng.random(2000) < 0.5, rng.uniform(1, 50, 2000), np.inf)
+    masses = student_t_region_masses(loc, scale, df, Rope(0.0, 0.0))
+    assert np.all(masses[:, 1] == 0.0)
+    np.testing.assert_allclose(masses.sum(axis=1), 1.0, atol=1e-15)
+    z = -loc / scale
+    finite = np.isfinite(df)
+    expected_left = np.where(finite, stats.t.cdf(z, np.where(finite, df, 1)), stats.norm.cdf(z))
+    np.testing.assert_allclose(masses[:, 0], expected_left, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n, below", [(3, 1), (5, 4), (7, 1)])
+def test_region_shares_of_a_sample_without_draws_in_the_rope_are_exactly_zero(n, below):
+    # 1 - 1/3 - 2/3 is 1.1e-16 in floating point: the rope share is counted, not subtracted.
+    sample = np.r_[np.full(below, -1.0), np.full(n - below, 1.0)]
+    p = region_shares(sample, Rope(0.0, 0.0))
+    assert p == Probabilities(below / n, 0.0, (n - below) / n)
