@@ -71,8 +71,15 @@ class Stopwatch:
         )
 
 
+#: The files the benchmarks write (their own outputs): edits to them are not "uncommitted
+#: changes" of the code measured, or a run would mark its own rows ``+changes`` from the first
+#: file it writes on.
+OUTPUTS = ("benchmarks/RESULTS.md", "benchmarks/RESULTS.json", "benchmarks/COMPARE.md")
+
+
 def commit() -> str:
-    """The short hash of HEAD, with ``+changes`` when tracked files differ from it."""
+    """The short hash of HEAD, with ``+changes`` when tracked files other than the benchmarks'
+    own outputs (:data:`OUTPUTS`) differ from it."""
 
     def git(*args: str) -> str:
         try:
@@ -83,7 +90,10 @@ def commit() -> str:
             return ""
 
     head = git("rev-parse", "--short", "HEAD") or "unknown"
-    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+    changed = git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".", *(f":!{p}" for p in OUTPUTS)
+    )
+    return head + ("+changes" if changed else "")
 
 
 def machine() -> str:
