@@ -23,7 +23,7 @@ from scipy import stats
 from .._validate import check_fraction, check_int
 from ..data import CVData, as_single_cvdata
 from ..decision import OUTCOMES
-from ..probabilities import Probabilities
+from ..probabilities import Probabilities, student_t_region_masses
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike, resolve_seed
 from .result import BayesianTestResult
@@ -37,7 +37,8 @@ def student_probs(loc: float, scale: float, df: float, rope: Rope) -> Probabilit
     """(left, rope, right) of St(df, loc, scale) for ``rope``; ``scale == 0`` is a point mass.
 
     Point mass: all probability on the region holding ``loc`` (rope edges count as rope); with
-    an empty rope and ``loc == 0``, 0.5 on each side.
+    an empty rope and ``loc == 0``, 0.5 on each side. Otherwise the masses of
+    :func:`~bayes_hier.probabilities.student_t_region_masses`, which every model shares.
     """
     if scale == 0:
         if rope.is_empty:
@@ -46,11 +47,8 @@ def student_probs(loc: float, scale: float, df: float, rope: Rope) -> Probabilit
             return Probabilities(float(loc < 0), 0.0, float(loc > 0))
         left, right = float(loc < rope.low), float(loc > rope.high)
         return Probabilities(left, 1.0 - left - right, right)
-    left = float(stats.t.cdf(rope.low, df, loc, scale))
-    right = float(stats.t.sf(rope.high, df, loc, scale))
-    if rope.is_empty:
-        return Probabilities(left, 0.0, right)
-    return Probabilities(left, max(0.0, 1.0 - left - right), right)
+    masses = student_t_region_masses(np.array([loc]), np.array([scale]), np.array([df]), rope)
+    return Probabilities(*(float(mass) for mass in masses[0]))
 
 
 class CorrelatedTResult(BayesianTestResult):
