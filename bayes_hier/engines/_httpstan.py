@@ -112,6 +112,43 @@ def patient_stanc() -> Iterator[None]:
         httpstan.compile.subprocess = original
 
 
+class _BuildExtInFolder:
+    """Stands in for the module :mod:`setuptools.command.build_ext` in ``httpstan.build_ext``:
+    its ``build_ext`` command keeps its intermediate files (the object files, about 50 MB) in
+    ``folder`` instead of setuptools' default ``build/temp.*`` under the working directory."""
+
+    def __init__(self, folder: str) -> None:
+        import setuptools.command.build_ext as module
+
+        class build_ext(module.build_ext):  # the name httpstan calls
+            def finalize_options(self) -> None:
+                self.build_temp = folder
+                super().finalize_options()
+
+        self._module = module
+        self.build_ext = build_ext
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+
+@contextlib.contextmanager
+def build_in(folder: str) -> Iterator[None]:
+    """During the block, httpstan compiles with its intermediate files in ``folder``.
+
+    httpstan calls setuptools' ``build_ext`` with the default ``build_temp``, a relative
+    ``build/`` folder: a first compilation left 51 MB in the user's working directory.
+    """
+    import httpstan.build_ext
+
+    original = httpstan.build_ext.build_ext
+    httpstan.build_ext.build_ext = _BuildExtInFolder(folder)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        httpstan.build_ext.build_ext = original
+
+
 @contextlib.contextmanager
 def _removing_sockets() -> Iterator[None]:
     """Remove the socket files httpstan creates for its chains during the block."""

@@ -28,6 +28,7 @@ from ..stan_programs import StanProgram
 from . import _httpstan_cache
 from ._cache import writable_directory
 from ._httpstan import (
+    build_in,
     httpstan_fit_scope,
     patient_stanc,
     pool_is_broken,
@@ -37,7 +38,8 @@ from ._httpstan import (
 )
 from ._httpstan import stop_chain_processes as stop_chain_processes
 from ._locking import compile_lock
-from ._progress import ProgressReader
+from ._progress import ProgressReader, announce_compilation
+from ._temporary import private_temporary_folder
 from .base import Engine, SamplerSettings, StanData
 from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
 
@@ -142,15 +144,13 @@ class PyStanEngine(Engine):
         import httpstan.cache
 
         writable_directory(httpstan.cache.cache_directory(), HTTPSTAN_CACHE_VARIABLE)
-        print(
-            f"bayes_hier: compiling the Stan program {program.name!r} with pystan "
-            "(first use on this machine; about a minute)...",
-            file=sys.stderr,
-            flush=True,
-        )
-        with _captured_file_descriptors() as log:
+        announce_compilation(program.name, "pystan", "about a minute")
+        with (
+            _captured_file_descriptors() as log,
+            private_temporary_folder("bayes_hier_build_") as build,
+        ):
             try:
-                with patient_stanc():
+                with patient_stanc(), build_in(str(build)):
                     run_in_stan_thread(lambda: asyncio.run(self._compile(program.code)))
             except Exception as error:
                 raise EngineError(
