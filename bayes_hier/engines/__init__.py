@@ -85,11 +85,8 @@ def get_engine(engine: str | Engine = "auto") -> Engine:
 
 
 __all__ = [
-    "CMDSTAN_INSTALL",
     "ENGINES",
     "ENGINE_VARIABLE",
-    "NO_ENGINE_MESSAGE",
-    "PYSTAN_INSTALL",
     "CacheDirectoryError",
     "CacheRebuiltWarning",
     "ChainProcessError",
