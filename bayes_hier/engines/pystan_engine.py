@@ -5,6 +5,10 @@ keyed by the program text, the httpstan version and the Python executable; :func
 makes concurrent first compilations wait for each other instead of racing, and
 :mod:`._httpstan_cache` checks a cached model before it is used. What a fit leaves behind (stored
 fits, socket files) and a process pool broken by a dead chain are handled in :mod:`._httpstan`.
+A compilation keeps the C++ compiler's intermediate files in a temporary folder that is removed
+afterwards (httpstan would put them in ``build/`` under the working directory).
+
+Installed with the ``pystan`` extra (``pip install "bayes_hier[pystan]"``; not on Windows).
 """
 
 from __future__ import annotations
