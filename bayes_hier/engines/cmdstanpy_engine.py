@@ -227,10 +227,18 @@ def environment_kept(names: Sequence[str]) -> Iterator[None]:
 
 
 def console_tail(folder: Path, lines: int = CONSOLE_TAIL_LINES) -> str:
-    """The last ``lines`` lines of each chain's console file in ``folder``, labelled."""
+    """The last ``lines`` lines of each chain's console file in ``folder``, labelled.
+
+    Lines naming files (CmdStan echoes its arguments: ``file = ...`` for the data, initial
+    values and output) are left out: those files are in temporary folders deleted with the fit.
+    """
     parts = []
     for index, path in enumerate(sorted(folder.glob("*-stdout.txt")), start=1):
-        text = path.read_text(errors="replace").strip().splitlines()[-lines:]
+        text = [
+            line
+            for line in path.read_text(errors="replace").strip().splitlines()
+            if "file = " not in line and str(folder) not in line
+        ][-lines:]
         if text:
             parts.append(f"Console of chain process {index} (last lines):\n" + "\n".join(text))
     return "\n".join(parts)
