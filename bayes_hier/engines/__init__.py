@@ -69,10 +69,11 @@ def get_engine(engine: str | Engine = "auto") -> Engine:
     if name == "auto":
         name = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "auto"
     if name == "auto":
-        found = available_engines()
-        if not found:
+        # the first available, without asking the others (pystan's import is slow)
+        found = next((n for n, candidate in ENGINES.items() if candidate.available()), None)
+        if found is None:
             raise NoEngineError(NO_ENGINE_MESSAGE)
-        name = found[0]
+        name = found
     if name not in ENGINES:
         raise ValueError(
             f"Unknown engine {name!r} (from "

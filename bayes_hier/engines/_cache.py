@@ -31,7 +31,10 @@ def cache_root() -> Path:
 
 
 def cache_directory() -> Path:
-    """:func:`cache_root`, created if needed and checked for writing.
+    """Where compiled models and their locks live, created if needed and checked for writing.
+
+    ``$BAYES_HIER_CACHE`` if set, else ``$XDG_CACHE_HOME/bayes_hier`` or ``~/.cache/bayes_hier``
+    (as an absolute path).
 
     Raises
     ------
