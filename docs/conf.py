@@ -64,6 +64,7 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.multimeasure", "bayes_hier.multimeasure: several measures at once"),
     ("bayes_hier.frequentist", "bayes_hier.frequentist: frequentist tests"),
     ("bayes_hier.engines", "bayes_hier.engines: the Stan engines"),
+    ("bayes_hier.parallel", "bayes_hier.parallel: running tasks in worker processes"),
     ("bayes_hier.experiments", "bayes_hier.experiments: the paper's experiments"),
     (
         "bayes_hier.experiments.paper_values",

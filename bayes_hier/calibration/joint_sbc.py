@@ -234,7 +234,7 @@ def run_joint_sbc(
     replicates: int, config: JointSBCConfig, executor: Any, progress: bool = True
 ) -> pd.DataFrame:
     """``replicates`` replicates of ``config``, one row each (:func:`run_joint_replicate`)."""
-    from ..experiments.runner import run_tasks
+    from ..parallel import run_tasks
 
     if replicates < 1:
         raise ValueError(f"replicates must be >= 1; got {replicates}.")

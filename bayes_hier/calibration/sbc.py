@@ -202,7 +202,7 @@ def run_sbc(
     progress: bool = True,
 ) -> pd.DataFrame:
     """All replicates of all settings, one row each (see :func:`run_replicate`)."""
-    from ..experiments.runner import run_tasks
+    from ..parallel import run_tasks
 
     tasks = replicate_tasks(settings, replicates, config)
     rows = run_tasks(executor, run_replicate, tasks, "SBC replicates", progress)

@@ -300,7 +300,7 @@ def recovery_study(
         true population-mean effect of the model or difference of the pair; the fit's
         ``divergences`` and ``max_rhat``.
     """
-    from ..experiments.runner import make_executor, run_tasks
+    from ..parallel import make_executor, run_tasks
 
     for scenario in scenarios:
         check_scenario(scenario)
