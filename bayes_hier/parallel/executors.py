@@ -48,6 +48,7 @@ class InlineExecutor(concurrent.futures.Executor):
     """Runs each task at submission, in this process (``jobs == 1``)."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Call ``fn`` with the arguments now; return a finished future with its result."""
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -94,6 +95,7 @@ class LocalProcessPool(concurrent.futures.Executor):
         )
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Schedule ``fn`` with the arguments on a worker; return its future."""
         return self._pool.submit(fn, *args, **kwargs)
 
     def workers(self) -> list[multiprocessing.process.BaseProcess]:
@@ -117,6 +119,7 @@ class LocalProcessPool(concurrent.futures.Executor):
         self._pool = self._start()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Shut the pool down (see :meth:`concurrent.futures.Executor.shutdown`)."""
         self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
