@@ -13,7 +13,7 @@ JOBS ?= 2
 PAPER_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean paper paper-quick calibrate calibrate-joint docs demo-many report-screenshot
+.PHONY: demo test check lint bench clean paper paper-quick calibrate calibrate-joint docs demo-many report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ report-screenshot: demo-many
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check bayes_hier tests benchmarks notebooks
 	$(BIN)/ruff format --check bayes_hier tests benchmarks notebooks
+
+# For every edit (under 3 minutes on 2 cores): lint and every test that needs neither Stan, notebooks,
+# the wheel, worker processes nor Dask (those are marked slow).
+check: lint
+	$(BIN)/python -m pytest -q -m "not slow" --durations=10
 
 # The whole suite: lint, the documentation site (warnings fail), then every test (Stan fits and
 # notebook runs included; select with -m stan / -m notebook).

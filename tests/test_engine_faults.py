@@ -110,6 +110,7 @@ print("main thread done", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_the_interpreter_exits_at_once_although_a_chain_process_still_runs():
     """concurrent.futures joins its pools at exit before :mod:`atexit` runs; the engine's hook
     must stop the chain processes before that join, or the exit waits for the chain (measured

@@ -304,13 +304,20 @@ def stop_chain_processes_at_exit() -> None:
     that join, and the exit, waiting forever. Those hooks run in the reverse order of
     registration, so this one, registered after :mod:`concurrent.futures` registered its own,
     runs first. The :mod:`atexit` registration covers Pythons without the private
-    ``threading._register_atexit``; a second call finds nothing alive and does nothing.
+    ``threading._register_atexit``, and :func:`~bayes_hier.parallel.register_process_cleanup`
+    worker processes (local pools and Dask workers); a second call finds nothing alive and does
+    nothing.
     """
     import atexit
     import concurrent.futures.process
     import concurrent.futures.thread  # noqa: F401  (both register their exit hooks on import)
 
+    from ..parallel import register_process_cleanup
+
     register_before_joins = getattr(threading, "_register_atexit", None)
     if register_before_joins is not None:
         register_before_joins(stop_chain_processes)
     atexit.register(stop_chain_processes)
+    # A multiprocessing worker never runs atexit hooks and joins its children before its exit
+    # finalisers end: the chain processes must be stopped in a finaliser that comes first.
+    register_process_cleanup(stop_chain_processes)
