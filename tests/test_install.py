@@ -120,6 +120,7 @@ def _fresh_caches(tmp_path: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow  # a new interpreter imports the package
 def test_import_prints_nothing_even_on_arviz_notice_day(tmp_path):
     out = subprocess.run(
         [sys.executable, "-c", "import bayes_hier"],
@@ -172,6 +173,7 @@ print(len(lost), bayes_hier.hierarchical_test.__name__)
 """
 
 
+@pytest.mark.slow  # a new interpreter imports the package
 def test_import_survives_losing_the_race_on_arviz_stamp_file(tmp_path):
     """Two processes importing arviz at once in a fresh cache: one's rename of
     daily_warning.tmp fails with FileNotFoundError (seen in a parallel test run)."""
