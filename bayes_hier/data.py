@@ -10,8 +10,6 @@ model is better).
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from ._stacklevel import caller_outside_package
 from ._validate import check_bool, check_int, check_pair_names
 from .rope import Rope, RopeLike
 
@@ -103,18 +102,8 @@ def warn_if_one_run_assumed(folds: int, reason: str, fix: str) -> None:
             f"{reason}: the {folds} results per data set are taken as one run of {folds}-fold "
             f"cross-validation (rho = 1/{folds}). For repeated cross-validation {fix}.",
             UserWarning,
-            stacklevel=_caller_outside_package(),
+            stacklevel=caller_outside_package(),
         )
-
-
-def _caller_outside_package() -> int:
-    """The ``stacklevel`` of the innermost caller outside this package, so that a warning
-    raised several calls deep names the user's line."""
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame, level = sys._getframe(1), 1  # the function that calls warnings.warn is level 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def finite_scores(

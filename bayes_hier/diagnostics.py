@@ -25,6 +25,8 @@ import arviz as az
 import numpy as np
 from scipy import fft, special
 
+from ._stacklevel import caller_outside_package
+
 
 class SamplingWarning(UserWarning):
     """An MCMC diagnostic failed: the posterior summaries may be unreliable."""
@@ -275,4 +277,4 @@ def diagnostic_problems(
 def warn_on_problems(problems: list[str], context: str) -> None:
     """Issue one :class:`SamplingWarning` per failed check."""
     for problem in problems:
-        warnings.warn(f"{context}: {problem}", SamplingWarning, stacklevel=3)
+        warnings.warn(f"{context}: {problem}", SamplingWarning, stacklevel=caller_outside_package())
