@@ -55,7 +55,7 @@ lint: $(VENV)/.installed-test
 test: lint docs
 	$(BIN)/python -m pytest -ra --durations=15
 
-# Issue 13's benchmarks: the targets' table and sections in benchmarks/RESULTS.md (and .json).
+# The performance benchmarks: the targets' table and sections in benchmarks/RESULTS.md (and .json).
 # One section alone: make bench BENCH_ONLY=robustness; all 120 pairs of target 8: SCALE=full.
 # Needs the test extra (targets 4-5 run their tests); baycomp goes to benchmarks/.venv-baycomp.
 BENCH_ONLY ?=

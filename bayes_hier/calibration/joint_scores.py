@@ -1,4 +1,5 @@
-"""Cross-validation scores of k models on the same folds: the matrix-normal of issue 12.
+"""Cross-validation scores of k models on the same folds: the matrix-normal model of
+the joint model's fold noise.
 
 The scores X (n folds × k models) of one data set have E[X] = 1 μᵀ and the Kronecker covariance
 Cov(vec X) = Λ ⊗ R(ρ): Λ across the models on one fold, the equicorrelated

@@ -1,6 +1,6 @@
 """From :class:`~bayes_hier.data.CVData` to the data and initial values of the Stan programs.
 
-Implements SPEC §3 and §3.2: the hyper-parameters of the priors, the rescaling to unit scale,
+Implements conventions §3 and §3.2: the hyper-parameters of the priors, the rescaling to unit scale,
 the treatment of data sets whose differences are all equal, and data-based initial values.
 """
 
@@ -49,7 +49,7 @@ def check_nu_prior(
 
 @dataclass(frozen=True)
 class HierarchicalPrior:
-    """Hyper-parameters of the hierarchical model (Corani et al., 2017; SPEC §3).
+    """Hyper-parameters of the hierarchical model (Corani et al., 2017; conventions §3).
 
     Attributes
     ----------
@@ -220,7 +220,7 @@ def build_model_input(
     prior: HierarchicalPrior,
     rng: np.random.Generator,
 ) -> ModelInput:
-    """Rescale the data to unit scale and fill in the data of the Stan program (SPEC §3)."""
+    """Rescale the data to unit scale and fill in the data of the Stan program (conventions §3)."""
     raw, perturbed = perturb_constant(cv, rope, rng)
     n = cv.n.astype(float)
     # a perturbed data set keeps its constant value as its mean exactly (the spread is
@@ -274,7 +274,7 @@ def build_model_input(
 
 
 def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generator) -> list[dict]:
-    """Data-based, slightly jittered initial values, one dict per chain (SPEC §3.2).
+    """Data-based, slightly jittered initial values, one dict per chain (conventions §3.2).
 
     σ_i ≈ s_i, δ₀ ≈ mean(x̄) (given as its sampler's coordinate ``delta0_raw``, see
     :mod:`.delta0_coordinate`), σ₀ ≈ sd(x̄), α = 2, β = 0.1 and the standardised logs of ν − 1 and

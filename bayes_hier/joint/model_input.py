@@ -3,8 +3,8 @@
 Steps (each a function): check that the models are linked through the data sets
 (:func:`check_design`, when some models are missing on some data sets); give models that tie with
 an earlier model on every fold of a data set a mean-preserving spread (:func:`perturb_ties`, the
-two-model rule of SPEC §3.2 reused); take the orthonormal Helmert contrasts of the models run on
-each data set and their sufficient statistics (mean and scatter per data set, padded to k − 1);
+two-model rule of conventions §3.2 reused); take the orthonormal Helmert contrasts of the models run
+on each data set and their sufficient statistics (mean and scatter per data set, padded to k − 1);
 rescale to unit scale; choose the data-based bases of the covariance parameters; fill in the data
 of the Stan program and data-based initial values.
 """
@@ -461,7 +461,8 @@ def population_estimate(means: np.ndarray, noise: np.ndarray, design: np.ndarray
 
 
 def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Generator) -> list:
-    """Data-based, jittered initial values, one dict per chain (SPEC §3.2 for the joint model).
+    """Data-based, jittered initial values, one dict per chain (conventions §3.2, for the joint
+    model).
 
     θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the Cholesky factors near the identity (Ω_i at
     its sample estimate) and L₀ near I/2 (Σ₀ between 0 and the spread of the means); α = 2,
