@@ -151,3 +151,27 @@ def test_package_warnings_name_the_callers_line():
         __file__,
         __file__,
     ]
+
+
+@pytest.mark.stan
+def test_joint_model_of_identical_models_warns_at_the_callers_line():
+    """Three identical models in the joint model: the ties are spread (the contrasts' means are 0
+    up to rounding, which sets no scale), every pair is practically equivalent, and each warning
+    (the ties; any diagnostic of these short chains) names this file, not the package."""
+    from bayes_hier import joint_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = joint_test(
+            {"a": X, "b": X.copy(), "c": X.copy()},
+            rope=0.01,
+            seed=1,
+            chains=2,
+            draws=200,
+            warmup=200,
+        )
+    ours = [w for w in caught if w.category.__module__.startswith("bayes_hier")]
+    assert ours and {w.filename for w in ours} == {__file__}
+    assert len(result.model_input.perturbed) == 20  # b and c tie with a on all 10 data sets
+    for pair in result.pair_results.values():
+        assert pair.probs.rope >= 0.99

@@ -61,7 +61,7 @@ class HierarchicalPrior:
         σ_i ~ U(0, σ̄) with σ̄ = ``sigma_factor`` · mean_i(s_i).
     sigma0_factor
         σ₀ ~ U(0, σ̄₀) with σ̄₀ = ``sigma0_factor`` · sd(x̄_1..x̄_q) (mean_i(s_i) when q = 1 or
-        the means are all equal).
+        the means are equal up to rounding, see :func:`spread_of_means_or_unit`).
     delta0_bound
         δ₀ ~ U(−D, D). ``None`` takes ``D = max_ij |x_ij|`` as the published reference code does;
         give 1 (or 100 for percentages) to use the paper's bound for bounded scores.
