@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ._stacklevel import caller_outside_package
 from ._validate import check_bool, check_int, check_pair_names
+from .callers import user_stacklevel
 from .rope import Rope, RopeLike
 
 #: More results than this per data set with ``runs`` not given trigger a warning.
@@ -102,7 +102,7 @@ def warn_if_one_run_assumed(folds: int, reason: str, fix: str) -> None:
             f"{reason}: the {folds} results per data set are taken as one run of {folds}-fold "
             f"cross-validation (rho = 1/{folds}). For repeated cross-validation {fix}.",
             UserWarning,
-            stacklevel=caller_outside_package(),
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .._stacklevel import caller_outside_package
 from .._validate import check_positive, check_range
+from ..callers import user_stacklevel
 from ..data import CVData, corrected_standard_error
 from ..rope import Rope
 from .delta0_coordinate import coordinate_from_delta0, delta0_centre_and_spread
@@ -209,7 +209,7 @@ def perturb_constant(
         f"{', ...' if len(names) > 5 else ''}): their variance would be 0, which the model cannot "
         f"fit. Each was given a mean-preserving spread of ±{half_width:g} ({reason}).",
         ConstantDifferencesWarning,
-        stacklevel=caller_outside_package(),
+        stacklevel=user_stacklevel(),
     )
     return differences, names
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._stacklevel import caller_outside_package
+from ..callers import user_stacklevel
 from ..compare.tidy import MissingDataWarning
 from ..data import CVData
 from ..hierarchical.model_input import (
@@ -326,7 +326,7 @@ def check_design(data: MultiCVData) -> None:
             "population spread of such a model is barely identified by so few data sets (its "
             "pairs will be very uncertain); add data sets where it was run if you can.",
             MissingDataWarning,
-            stacklevel=caller_outside_package(),
+            stacklevel=user_stacklevel(),
         )
 
 
