@@ -70,7 +70,7 @@ test-cmdstan: $(VENV)/.installed-test
 		f"one with {CMDSTAN_INSTALL} or point the variable CMDSTAN at one.")'
 	BAYES_HIER_ENGINE=cmdstanpy $(BIN)/python -m pytest -ra -m "stan and not notebook and not wheel"
 
-# Issue 13's benchmarks: the targets' table and sections in benchmarks/RESULTS.md (and .json).
+# The performance benchmarks: the targets' table and sections in benchmarks/RESULTS.md (and .json).
 # One section alone: make bench BENCH_ONLY=robustness; all 120 pairs of target 8: SCALE=full.
 # Needs the test extra (targets 4-5 run their tests); baycomp goes to benchmarks/.venv-baycomp.
 BENCH_ONLY ?=

@@ -19,7 +19,7 @@ decisions, expected costs, rope sensitivity, tables and diagnostics).
 
 Deliberate differences from baycomp 1.0.3
 -----------------------------------------
-Decided per case (issue 14, item 7); where the facade matches baycomp, that is said too.
+Decided per case; where the facade matches baycomp, that is said too.
 
 * **rope = 0, posterior objects: matched.** ``Posterior.probs()`` (``with_rope=True``) returns
   the raw argmax shares of the sample, the rope's share included (e.g. the sign test with exact
@@ -57,8 +57,8 @@ Decided per case (issue 14, item 7); where the facade matches baycomp, that is s
   ``last-sample.pickle``); the sampler's diagnostics are computed, warned about and kept
   (``posterior.result.diagnostics``); ``nsamples`` is the **total** number of posterior draws
   over all chains (default 10 000, i.e. 2 500 per chain after 1 000 warm-up iterations) instead
-  of 10 000 per chain; the model is that of :func:`~bayes_hier.hierarchical_test` (SPEC §3: the
-  priors α ~ U(0.5, 5), β ~ U(0.05, 0.15) of the paper; data-based initial values; the
+  of 10 000 per chain; the model is that of :func:`~bayes_hier.hierarchical_test` (conventions §3:
+  the priors α ~ U(0.5, 5), β ~ U(0.05, 0.15) of the paper; data-based initial values; the
   closed-form likelihood). ``lower_alpha``, ``upper_alpha``, ``lower_beta`` and ``upper_beta``
   set the ranges of the uniform priors on α and β (``None`` keeps the paper's).
   ``upper_sigma`` sets both ``sigma_factor`` and ``sigma0_factor``. Further keyword arguments

@@ -1,9 +1,9 @@
 """Decisions from outcome probabilities: declared outcomes, posterior odds and evidence grades.
 
-Shared by every test of the package (SPEC §3.3.4). An outcome is declared when its probability
-exceeds ``1 - alpha``; otherwise the posterior odds ``o(a, b) = P(a) / P(b)`` of each pair of
-outcomes are graded as in Raftery (1995): odds in [1, 3) are weak evidence, [3, 20] positive,
-above 20 strong.
+Shared by every test of the package (conventions §3.3, item 4). An outcome is declared when its
+probability exceeds ``1 - alpha``; otherwise the posterior odds ``o(a, b) = P(a) / P(b)`` of each
+pair of outcomes are graded as in Raftery (1995): odds in [1, 3) are weak evidence, [3, 20]
+positive, above 20 strong.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def default_actions(count: int, names: tuple[str, str] | None = None) -> tuple[s
 
 @dataclass(frozen=True)
 class ExpectedCost:
-    """Expected cost of each action (SPEC §3.3.5): ``costs = C @ p``.
+    """Expected cost of each action (conventions §3.3.5): ``costs = C @ p``.
 
     Attributes
     ----------

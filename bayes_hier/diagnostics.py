@@ -25,6 +25,8 @@ import arviz as az
 import numpy as np
 from scipy import fft, special
 
+from .callers import user_stacklevel
+
 
 class SamplingWarning(UserWarning):
     """An MCMC diagnostic failed: the posterior summaries may be unreliable."""
@@ -222,6 +224,19 @@ def compute_diagnostics(
     }
 
 
+def format_beyond(value: float, threshold: float, decimals: int = 3) -> str:
+    """``value`` with ``decimals`` decimals, or as many more as it takes to print it on its own
+    side of ``threshold``: a failed check never reads as a value equal to its limit (1.0103 is
+    "1.0103 > 1.01", not "1.010 > 1.01"). At most 15 decimals."""
+    if value == threshold:
+        return f"{value:.{decimals}f}"
+    for places in range(decimals, 16):
+        text = f"{value:.{places}f}"
+        if (float(text) > threshold) == (value > threshold) and float(text) != threshold:
+            return text
+    return repr(value)
+
+
 def diagnostic_problems(
     diagnostics: dict[str, float], thresholds: DiagnosticThresholds = DiagnosticThresholds()
 ) -> list[str]:
@@ -235,7 +250,8 @@ def diagnostic_problems(
         )
     if diagnostics["min_ebfmi"] < thresholds.min_ebfmi:
         problems.append(
-            f"E-BFMI is {diagnostics['min_ebfmi']:.2f} < {thresholds.min_ebfmi} in some chain: "
+            f"E-BFMI is {format_beyond(diagnostics['min_ebfmi'], thresholds.min_ebfmi, 2)} < "
+            f"{thresholds.min_ebfmi} in some chain: "
             "the momentum resampling explores the energy poorly (a heavy-tailed or funnel-shaped "
             "posterior). Run longer (warmup=2000, draws=2000) and check the parameters' "
             "trace plots (arviz.plot_trace)."
@@ -265,7 +281,8 @@ def convergence_problems(
         )
     elif diagnostics["max_rhat"] > thresholds.max_rhat:
         problems.append(
-            f"max R-hat is {diagnostics['max_rhat']:.3f} > {thresholds.max_rhat}: the chains "
+            f"max R-hat is {format_beyond(diagnostics['max_rhat'], thresholds.max_rhat)} > "
+            f"{thresholds.max_rhat}: the chains "
             "disagree. Run more warm-up and draws (warmup=2000, draws=2000)."
         )
     for kind in ("bulk", "tail"):
@@ -277,7 +294,7 @@ def convergence_problems(
             )
         elif value < min_ess:
             problems.append(
-                f"min {kind} ESS is {value:.0f} < {min_ess:.0f} "
+                f"min {kind} ESS is {format_beyond(value, min_ess, 0)} < {min_ess:.0f} "
                 f"({thresholds.min_ess_per_chain:.0f} per chain): too few effective draws for "
                 f"reliable {kind} estimates. Increase draws."
             )
@@ -287,4 +304,4 @@ def convergence_problems(
 def warn_on_problems(problems: list[str], context: str) -> None:
     """Issue one :class:`SamplingWarning` per failed check."""
     for problem in problems:
-        warnings.warn(f"{context}: {problem}", SamplingWarning, stacklevel=3)
+        warnings.warn(f"{context}: {problem}", SamplingWarning, stacklevel=user_stacklevel())

@@ -52,7 +52,7 @@ class ComparisonResult:
         raise NotImplementedError
 
     def expected_cost(self, cost_matrix: Any, actions: Sequence[str] | None = None) -> ExpectedCost:
-        """Expected cost ``C @ p`` of each action and the cheapest (SPEC §3.3.5).
+        """Expected cost ``C @ p`` of each action and the cheapest (conventions §3.3.5).
 
         Rows of ``cost_matrix`` are actions (default names: "choose <first>",
         "choose <second>" and, for a third row, "no decision"), columns (left, rope, right).

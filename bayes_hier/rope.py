@@ -19,6 +19,8 @@ from typing import Union
 
 import numpy as np
 
+from .callers import user_stacklevel
+
 RopeLike = Union[float, int, tuple[float, float], "Rope"]
 
 
@@ -127,7 +129,7 @@ class Rope:
                 f"range from {low:g} to {high:g}, like percentages. If the scores are percent, "
                 f"give the rope in percentage points (e.g. rope={reach * 100:g}).",
                 RopeScaleWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         elif 0.0 <= low and high <= 1.0 and reach >= 0.5:
             warnings.warn(
@@ -135,7 +137,7 @@ class Rope:
                 f"({low:g} to {high:g}); it looks like it is meant for percentages. For scores in "
                 f"[0, 1] give it as a fraction (e.g. rope={reach / 100:g}).",
                 RopeScaleWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
 

@@ -1,4 +1,4 @@
-"""Where the time of one real-data hierarchical fit goes (issue 13, target 1's breakdown).
+"""Where the time of one real-data hierarchical fit goes (the breakdown of target 1).
 
 One fit of the real data (nbc vs hnb, 4 x 1000 draws after 1000 warm-up, pystan) is timed with
 its steps wrapped by timers: building the model (``stan.build``: the program from httpstan's

@@ -1,4 +1,4 @@
-"""Benchmark of the MCMC diagnostics of one real-data fit (issue 13: about 0.8 s of each fit).
+"""Benchmark of the MCMC diagnostics of one real-data fit (about 0.8 s of each fit).
 
 The previous implementation called ``arviz.rhat`` and ``arviz.ess`` (bulk and tail) on the
 posterior, which runs a Python function per element of every per-data-set vector (54 x 3 of them

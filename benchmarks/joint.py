@@ -1,4 +1,4 @@
-"""Benchmark of the joint model (issue 12) on the real data: writes a Markdown report.
+"""Benchmark of the joint model on the real data: writes a Markdown report.
 
 1. One fit of the 5 classifiers x 54 data sets x 100 folds (4 chains x 1000 draws, pystan):
    wall time, CPU time of the chain processes, leapfrog steps, divergences, R-hat, bulk/tail ESS

@@ -1,4 +1,4 @@
-"""Memory of one real-data fit (issue 13, target 7) and what the main process holds.
+"""Memory of one real-data fit (performance target 7) and what the main process holds.
 
 One fit (nbc vs hnb, 4 x 1000 draws after 1000 warm-up, pystan, compiled model from the cache)
 runs in a fresh interpreter; this process samples it and all its descendants (pystan's chain

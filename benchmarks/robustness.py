@@ -1,4 +1,4 @@
-"""Robust as well as fast (issue 13, target 2) and the time of the whole study (target 3).
+"""Robust as well as fast (performance target 2) and the time of the whole study (target 3).
 
 **Robustness.** For every setting of E1 (q = 5, 10, 50), E2 and E3 (q = 10 ... 50) and E4
 (the four δ₀), ``reps`` repetitions (default 3: repetitions 0, 1, 2 of the paper's run, same seeds)

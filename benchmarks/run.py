@@ -1,4 +1,4 @@
-"""Benchmarks of issue 13 (``make bench``): writes ``benchmarks/RESULTS.md``.
+"""The performance benchmarks (``make bench``): writes ``benchmarks/RESULTS.md``.
 
 At the top, the table of the issue's eight targets (:mod:`benchmarks.summary`): each measured
 figure next to its target, met or not, with the date, commit, engine and load average of the run
@@ -354,7 +354,7 @@ SECTIONS = {
 EXTRA_HEADINGS = {"robustness": ("## Whole simulation study",)}
 #: Sections whose function takes the command-line options.
 WITH_OPTIONS = {"robustness", "scale"}
-TABLE_HEADING = "## Issue 13 targets"
+TABLE_HEADING = "## Performance targets"
 
 
 def split_sections(text: str) -> tuple[list[str], list[list[str]]]:

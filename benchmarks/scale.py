@@ -1,4 +1,4 @@
-"""Scale in the number of models (issue 13, target 8): 16 models x 132 data sets x 4 folds.
+"""Scale in the number of models (performance target 8): 16 models x 132 data sets x 4 folds.
 
 A study of that shape is simulated (:func:`simulated_study`), then timed:
 

@@ -1,4 +1,4 @@
-"""Benchmark of the Bayesian signed-rank test (issue 13, target 6).
+"""Benchmark of the Bayesian signed-rank test (performance target 6).
 
 1. Time per posterior sample against the number of data sets q (250 ... 4000): the test sorts
    once and finds the Walsh-average step positions in O(q log q), then each sample costs O(q);

@@ -1,4 +1,4 @@
-"""Leapfrog steps of hierarchical fits by warm-up phase and setting (issue 13: where steps go).
+"""Leapfrog steps of hierarchical fits by warm-up phase and setting (where the steps go).
 
 Counts of leapfrog steps do not depend on the load of a shared machine, unlike seconds, so
 variants of the Stan program are compared by them: the shipped ``hierarchical.stan`` and,

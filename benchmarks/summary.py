@@ -1,4 +1,4 @@
-"""The table of issue 13's eight targets at the top of ``benchmarks/RESULTS.md``.
+"""The table of the eight performance targets at the top of ``benchmarks/RESULTS.md``.
 
 Each benchmark returns, next to its Markdown section, the :class:`Row` of the target it
 measures. The rows are kept in a JSON file next to the report (``benchmarks/RESULTS.json``), one
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchmarks.measure import commit, load_average, now
 
-#: Issue 13's targets: number -> (short name, the target as the issue states it).
+#: The performance targets: number -> (short name, the target as stated).
 TARGETS = {
     1: ("Real-data fit (pystan)", ">= 100x baycomp's HierarchicalTest (~1 s; milestone 2 s)"),
     "1b": ("Real-data fit (cmdstanpy)", "<= 0.5 s"),
@@ -83,7 +83,7 @@ def save_rows(rows: list[Row], path: Path) -> dict[str, Row]:
 def table_lines(rows: dict[str, Row], machine: str) -> list[str]:
     """The Markdown table of all targets in the issue's order (a row not yet measured says so)."""
     lines = [
-        "## Issue 13 targets",
+        "## Performance targets",
         "",
         f"Machine: {machine}. Each row: the figure, the target, and the date (UTC), commit, engine "
         "and 1-minute load average of the run that measured it (`+changes`: uncommitted edits). "

@@ -1,4 +1,4 @@
-"""Targets 4 (resumable) and 5 (Dask) of issue 13 are properties, not timings: the benchmark
+"""Performance targets 4 (resumable) and 5 (Dask) are properties, not timings: the benchmark
 runs their tests (``tests/test_experiments.py``) with pytest in this run and reports each test's
 outcome (passed / failed / skipped, and its duration) from pytest's JUnit XML report.
 """

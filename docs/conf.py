@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import filecmp
 import importlib
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -330,5 +331,24 @@ def resolve_by_identity(app, env, node, contnode):
     return resolved if resolved is not None else contnode
 
 
+# ---------------------------------------------------------------------------------------------
+# Docstrings cite the user guide's "Model and conventions" page as plain text ("conventions §3.3",
+# readable in help()); on the site each citation links to its section (labels conventions-<n> and
+# conventions-<n>-<m> of docs/guide/conventions.md).
+CONVENTIONS_CITATION = re.compile(r"conventions §(\d+)((?:\.\d+)*)")
+
+
+def conventions_link(match: re.Match) -> str:
+    """The :ref: role of one "conventions §..." citation (a deeper number links to its section)."""
+    parts = [match.group(1), *match.group(2).split(".")[1:2]]
+    return f":ref:`conventions §{match.group(1)}{match.group(2)} <conventions-{'-'.join(parts)}>`"
+
+
+def link_conventions(app, what, name, obj, options, lines: list[str]) -> None:
+    """``autodoc-process-docstring`` handler: link the citations of the conventions page."""
+    lines[:] = [CONVENTIONS_CITATION.sub(conventions_link, line) for line in lines]
+
+
 def setup(app):
     app.connect("missing-reference", resolve_by_identity)
+    app.connect("autodoc-process-docstring", link_conventions)

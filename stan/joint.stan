@@ -1,4 +1,4 @@
-// Joint Bayesian model of cross-validation results of k models on q data sets (issue 12).
+// Joint Bayesian model of cross-validation results of k models on q data sets.
 //
 // Scores X_i (n_i folds x k models) of data set i, folds paired across models.  With C the
 // (k-1) x k orthonormal Helmert contrasts (rows orthonormal and orthogonal to 1), the contrasts

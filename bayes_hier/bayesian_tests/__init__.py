@@ -1,5 +1,5 @@
 """Bayesian tests of two models: correlated t-test (one data set), sign and signed-rank tests
-(several data sets, one score each). See SPEC §1-2.
+(several data sets, one score each). See conventions §1-2.
 
 >>> import numpy as np
 >>> from bayes_hier import signed_rank_test

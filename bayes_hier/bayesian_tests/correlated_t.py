@@ -1,4 +1,4 @@
-"""The Bayesian correlated t-test for one data set (Corani & Benavoli, 2015; SPEC §1).
+"""The Bayesian correlated t-test for one data set (Corani & Benavoli, 2015; conventions §1).
 
 With the fold correlation ρ fixed and the matching (Normal–Gamma limit) prior, the posterior of
 the mean difference μ is a Student t:
@@ -102,7 +102,7 @@ class CorrelatedTResult(BayesianTestResult):
 
     @cached_property
     def probs(self) -> Probabilities:
-        """(left, rope, right) from the Student CDF (SPEC §1)."""
+        """(left, rope, right) from the Student CDF (conventions §1)."""
         return self._probs_at(self.rope)
 
     def _probs_at(self, rope: Rope) -> Probabilities:

@@ -35,7 +35,7 @@ class SimplexResult(BayesianTestResult):
     """Posterior of the sign or signed-rank test: a sample on the probability simplex.
 
     The reported probabilities are the shares of posterior samples in which left, rope or right
-    has the largest coordinate (SPEC §2). With an empty rope (``rope=0``) only left and right
+    has the largest coordinate (conventions §2). With an empty rope (``rope=0``) only left and right
     exist: their shares are renormalised to sum to 1 (as baycomp does) and ``rope`` is 0.
 
     Attributes

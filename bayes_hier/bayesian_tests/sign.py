@@ -1,4 +1,4 @@
-"""The Bayesian sign test (Benavoli et al., ICML 2014; SPEC §2)."""
+"""The Bayesian sign test (Benavoli et al., ICML 2014; conventions §2)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def sign_test(
 
     The per-data-set differences ``z = y - x`` are counted left of, inside (edges included) and
     right of the rope; the posterior of (θ_left, θ_rope, θ_right) is
-    Dirichlet(n_left, n_rope, n_right) + ``prior`` on one region + 1e-4 (SPEC §2). The
+    Dirichlet(n_left, n_rope, n_right) + ``prior`` on one region + 1e-4 (conventions §2). The
     probabilities are the shares of samples in which each coordinate is the largest.
 
     Parameters

@@ -1,4 +1,4 @@
-"""The Bayesian signed-rank test (Benavoli et al., ICML 2014; SPEC §2), vectorised.
+"""The Bayesian signed-rank test (Benavoli et al., ICML 2014; conventions §2), vectorised.
 
 For weights ``w ~ Dirichlet(s, 1, ..., 1)`` over ``(z_0 = 0, z_1, ..., z_q)``,
 
@@ -220,7 +220,7 @@ def signed_rank_test(
     columns: Mapping[str, str] | None = None,
     higher_is_better: bool = True,
 ) -> SimplexResult:
-    """Bayesian signed-rank test of two models on several data sets (SPEC §2).
+    """Bayesian signed-rank test of two models on several data sets (conventions §2).
 
     A Dirichlet-process posterior on the distribution of per-data-set differences, with a prior
     pseudo-observation ``z_0 = 0`` of weight ``prior``; each sample gives the probabilities that

@@ -1,4 +1,4 @@
-"""Simulation-based calibration and decision error rates of the hierarchical model (issue 15).
+"""Simulation-based calibration and decision error rates of the hierarchical model.
 
 ``python -m bayes_hier.calibration`` (``make calibrate``) simulates data from fixed priors
 (``simulate``), fits them through the package's own path (``sbc``), ranks the true values

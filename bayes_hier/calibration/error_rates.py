@@ -1,12 +1,12 @@
 """Decision error rates of the hierarchical test against the Wilcoxon signed-rank test.
 
-Reuses the repetitions of the paper's experiments (``bayes_hier.experiments``, SPEC §6): E2 draws
-the true differences δ_i ~ Cauchy(0, rope/6), i.e. a population centred at δ₀ = 0; E3 draws them
-from Cauchy(0.005, rope/6), centred inside the rope (|δ₀| = 0.005 < 0.01). Each repetition
+Reuses the repetitions of the paper's experiments (``bayes_hier.experiments``, conventions §6): E2
+draws the true differences δ_i ~ Cauchy(0, rope/6), i.e. a population centred at δ₀ = 0; E3 draws
+them from Cauchy(0.005, rope/6), centred inside the rope (|δ₀| = 0.005 < 0.01). Each repetition
 simulates 10×10 cross-validation differences (per-fold sd 0.057, ρ = 0.1), fits the hierarchical
 test and runs the two-sided signed-rank test on the q mean differences.
 
-Decisions at α = 0.05 (SPEC §3.3, item 4): the hierarchical test declares one model *better*
+Decisions at α = 0.05 (conventions §3.3, item 4): the hierarchical test declares one model *better*
 when P(left) or P(right) exceeds 0.95 and *equivalence* when P(rope) exceeds 0.95; the signed-rank
 test declares a *difference* when p < 0.05 and cannot declare equivalence. In both scenarios a
 "better" or "difference" declaration is an error in practical terms (the population is inside the

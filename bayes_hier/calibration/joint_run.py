@@ -23,7 +23,8 @@ from .joint_sbc import JOINT_PARAMETERS, JointSBCConfig, run_joint_sbc
 from .plots import plot_ecdf_differences, plot_rank_histograms
 from .report import fit_summary, write_summary
 
-#: Default replicates of ``make calibrate-joint`` (issue 12 asks for at least 200).
+#: Default replicates of ``make calibrate-joint`` (at least 200 for a calibration check
+#: whose rank histograms can show a miscalibration).
 REPLICATES = 200
 #: Rank histogram bins: L + 1 = 30 rank values in 10 bins of 3.
 BINS = 10

@@ -1,4 +1,4 @@
-"""One SBC replicate and a whole SBC run of the joint model of k models (issue 12).
+"""One SBC replicate and a whole SBC run of the joint model of k models.
 
 A replicate draws parameters and scores from the calibration prior
 (:func:`~.joint_simulate.simulate_joint`), fits them through the package's own path (the joint

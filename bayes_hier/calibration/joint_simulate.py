@@ -19,7 +19,7 @@ difficulty and a fold effect common to all models:
     X_i = Y_i C + (m_i 1 + c e_i) 1ᵀ,   m_i ~ N(0, h²),  vec-independent e_i ~ N(0, R)
 
 so that X_i Cᵀ = Y_i exactly and Cov(vec X_i) = Λ_i ⊗ R with Λ_i = CᵀΩ_iC + c²11ᵀ (full rank):
-the Kronecker model of issue 12, of which the fit sees the contrasts only.
+the Kronecker model of the fold noise (Ω_i ⊗ R_i), of which the fit sees the contrasts only.
 :func:`~bayes_hier.examples.kronecker_normal` draws the matrix-normal blocks.
 """
 

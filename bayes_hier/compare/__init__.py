@@ -1,4 +1,4 @@
-"""Compare k models on many data sets in one call (issue 11).
+"""Compare k models on many data sets in one call.
 
 >>> from bayes_hier import compare
 >>> result = compare(frame, rope=1.0, seed=1)  # doctest: +SKIP

@@ -149,15 +149,18 @@ def run_pair_reporting_warnings(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_pair(method, cv, rope, seed, options)
-    return result, [(w.category, str(w.message)) for w in caught if _issued_here(w.filename)]
+    return result, [(w.category, str(w.message)) for w in caught if _issued_here(w)]
 
 
 _PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
-def _issued_here(filename: str) -> bool:
-    """Whether a warning attributed to ``filename`` comes from this package's code."""
-    return os.path.realpath(filename).startswith(_PACKAGE_DIRECTORY + os.sep)
+def _issued_here(caught: warnings.WarningMessage) -> bool:
+    """Whether a caught warning comes from this package: one of its own categories (those name
+    the user's line, not the package's), or attributed to the package's code."""
+    if caught.category.__module__.partition(".")[0] == __name__.partition(".")[0]:
+        return True
+    return os.path.realpath(caught.filename).startswith(_PACKAGE_DIRECTORY + os.sep)
 
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..diagnostics import SamplingWarning
+from ..diagnostics import SamplingWarning, format_beyond
 from ..results import ComparisonResult
 from ..rope import Rope
 from .frequentist import FrequentistView
@@ -179,9 +179,10 @@ class ManyModelResult:
             if row.divergences > 0:
                 reasons.append(f"{int(row.divergences)} divergences")
             if row.max_rhat > MAX_RHAT:
-                reasons.append(f"max R-hat {row.max_rhat:.3f} > {MAX_RHAT}")
+                reasons.append(f"max R-hat {format_beyond(row.max_rhat, MAX_RHAT)} > {MAX_RHAT}")
             if row.min_ess_bulk < MIN_ESS_BULK:
-                reasons.append(f"min bulk ESS {row.min_ess_bulk:.0f} < {MIN_ESS_BULK:.0f}")
+                ess = format_beyond(row.min_ess_bulk, MIN_ESS_BULK, 0)
+                reasons.append(f"min bulk ESS {ess} < {MIN_ESS_BULK:.0f}")
             if reasons:
                 out[row.first, row.second] = reasons
         return out

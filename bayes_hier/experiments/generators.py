@@ -1,4 +1,4 @@
-"""Data generators of the paper's experiments (SPEC §6), vectorised with numpy.
+"""Data generators of the paper's experiments (conventions §6), vectorised with numpy.
 
 * :func:`mixture_deltas` — E1's true differences, 0.5·N(0.005, 0.001²) + 0.5·N(0.02, 0.001²).
 * :func:`cauchy_deltas` — E2/E3/E4's true differences, Cauchy(location, scale), clipped to
@@ -7,7 +7,8 @@
 * :func:`simulate_differences` — cross-validation differences of q data sets from the generative
   model of the hierarchical test: for data set i, ``runs × folds`` values from
   MVN(δ_i 1, σ²[(1 − ρ)I + ρ11ᵀ]) with σ = 0.057 and ρ = 1/folds = 0.1 by default. The MLE x̄_i
-  then has error variance σ²(1 + (n − 1)ρ)/n = 3.5e−4 at n = 100 (SPEC §6 E1: "about 3.6e−4").
+  then has error variance σ²(1 + (n − 1)ρ)/n = 3.5e−4 at n = 100 (conventions §6,
+  E1: "about 3.6e−4").
 * :func:`friedman_sample` / :func:`friedman_median` / :func:`friedman_classification` — Friedman's
   (1991) three regression functions turned into binary classification by a median split, with
   optional irrelevant N(0, 1) features (E5).

@@ -28,7 +28,7 @@ from .report import RUN_TIMES, markdown_table, timing_from_record
 BEGIN = "<!-- paper-record:begin (written by python -m bayes_hier.experiments.record) -->"
 END = "<!-- paper-record:end -->"
 EXPERIMENTS = ("e1", "e2", "e3", "e4", "e5", "e6")
-#: The simulation study (target 3 of issue 13 times it apart).
+#: The simulation study (its run time is recorded apart from the rest).
 SIMULATION = ("e1", "e2", "e3", "e4")
 #: Tables the record must hold: the README's Table 5 and the benchmark's robustness table.
 REQUIRED = (TABLE5_CSV, *(f"e{k}_repetitions.csv" for k in range(1, 5)))

@@ -1,6 +1,6 @@
 """Frequentist tests and critical-difference diagrams, for contrast with the Bayesian answers.
 
-SPEC §5. Everything works from stored scores (no model is re-run) and follows the package
+conventions §5. Everything works from stored scores (no model is re-run) and follows the package
 convention: the difference is ``d = y − x`` (second − first), so positive statistics and
 estimates favour the second model.
 

@@ -1,4 +1,4 @@
-"""Frequentist comparison of several models on several data sets (Demšar 2006; SPEC §5).
+"""Frequentist comparison of several models on several data sets (Demšar 2006; conventions §5).
 
 The Friedman test of equal mean ranks (with the Iman–Davenport F correction), the Nemenyi
 post-hoc test with its critical difference, and Holm-corrected pairwise Wilcoxon signed-rank

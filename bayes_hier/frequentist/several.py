@@ -1,4 +1,4 @@
-"""Frequentist tests of two models on several data sets, one score per data set (SPEC §5).
+"""Frequentist tests of two models on several data sets, one score per data set (conventions §5).
 
 Demšar (2006) recommends them over a t-test on the per-data-set means: they do not assume
 normality or commensurable differences across data sets. The analysed difference per data set is
@@ -52,7 +52,7 @@ def wilcoxon_signed_rank(
     correction: bool = False,
     alpha: float = 0.05,
 ) -> TestResult:
-    """Wilcoxon signed-rank test on the per-data-set differences (Demšar 2006; SPEC §5).
+    """Wilcoxon signed-rank test on the per-data-set differences (Demšar 2006; conventions §5).
 
     Wraps :func:`scipy.stats.wilcoxon` (``zero_method="wilcox"``): zero differences are
     dropped, the remaining ``|d_i|`` are ranked with ties averaged, ``R+`` (``R−``) is the sum
@@ -126,7 +126,7 @@ def sign_test_freq(
     higher_is_better: bool = True,
     alpha: float = 0.05,
 ) -> TestResult:
-    """The (frequentist) sign test on the per-data-set differences (SPEC §5).
+    """The (frequentist) sign test on the per-data-set differences (conventions §5).
 
     Counts the data sets won by the second model (``d_i > 0``), by the first (``d_i < 0``) and
     the ties (``d_i = 0``); under the null hypothesis each model wins a non-tied data set with

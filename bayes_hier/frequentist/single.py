@@ -1,4 +1,4 @@
-"""Frequentist tests of two models on one data set (SPEC §5, first paragraph).
+"""Frequentist tests of two models on one data set (conventions §5, first paragraph).
 
 All tests are two-sided and follow the package convention: the analysed difference is
 ``d = y - x`` (second − first; negated when lower scores are better), so a positive statistic or
@@ -60,7 +60,7 @@ def paired_ttest(
     higher_is_better: bool = True,
     alpha: float = 0.05,
 ) -> TestResult:
-    """Paired t-test over the folds of one data set (Student; SPEC §5).
+    """Paired t-test over the folds of one data set (Student; conventions §5).
 
     ``t = sqrt(n) · d̄ / s`` with ``d̄`` and ``s`` (ddof = 1) the mean and standard deviation of the
     ``n`` paired differences ``d = y − x``; two-sided p from Student's t with ``n − 1`` df.
@@ -129,7 +129,7 @@ def corrected_resampled_ttest(
     higher_is_better: bool = True,
     alpha: float = 0.05,
 ) -> TestResult:
-    """Corrected resampled t-test of Nadeau & Bengio (2003) on one data set (SPEC §1, §5).
+    """Corrected resampled t-test of Nadeau & Bengio (2003) on one data set (conventions §1, §5).
 
     ``t = d̄ / sqrt((1/n + ρ/(1 − ρ)) · s²)``, two-sided p from Student's t with ``n − 1`` df,
     where ``d̄``, ``s²`` (ddof = 1) are the mean and variance of the ``n = runs · k`` differences
@@ -241,7 +241,7 @@ def mcnemar(
     names: Sequence[str] = ("first", "second"),
     alpha: float = 0.05,
 ) -> TestResult:
-    """McNemar's test of two classifiers on a single test set (Dietterich 1998; SPEC §5).
+    """McNemar's test of two classifiers on a single test set (Dietterich 1998; conventions §5).
 
     Built on :func:`statsmodels.stats.contingency_tables.mcnemar`. Only the discordant counts
     matter: ``e01`` (first model wrong, second right) and ``e10`` (first right, second wrong).

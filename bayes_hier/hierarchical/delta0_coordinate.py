@@ -26,15 +26,13 @@ from scipy import special
 CENTRE_MARGIN = 0.001
 
 
-def delta0_centre_and_spread(means: np.ndarray) -> tuple[float, float]:
-    """(mean of the x̄_i, sd(x̄)/√q): the data values ``delta0_centre`` and ``delta0_spread``.
+def delta0_centre_and_spread(means: np.ndarray, spread: float) -> tuple[float, float]:
+    """(mean of the x̄_i, spread/√q): the data values ``delta0_centre`` and ``delta0_spread``.
 
-    With one data set or equal means the spread is 1/√q (the unit of the rescaled data).
+    ``spread`` is sd(x̄), or 1 (the unit of the rescaled data) with one data set or means equal
+    up to rounding (:func:`~.model_input.spread_of_means_or_unit`).
     """
     means = np.asarray(means, dtype=float)
-    spread = float(np.std(means, ddof=1)) if means.size > 1 else 0.0
-    if not spread > 0:
-        spread = 1.0
     return float(means.mean()), spread / np.sqrt(means.size)
 
 

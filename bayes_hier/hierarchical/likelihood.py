@@ -1,4 +1,4 @@
-"""Closed-form likelihood of equicorrelated normal cross-validation results (SPEC §3.1).
+"""Closed-form likelihood of equicorrelated normal cross-validation results (conventions §3.1).
 
 For data set i with n_i differences, mean x̄_i, SS_i = Σ_j (x_ij − x̄_i)² and fold correlation ρ_i,
 the covariance Σ_i = σ_i²[(1 − ρ_i)I + ρ_i 11ᵀ] has eigenvalues σ_i²(1 − ρ_i) (n_i − 1 times, on
@@ -61,7 +61,7 @@ def delta_full_conditional(
     Only x̄_i carries information on δ_i: x̄_i | δ_i ~ N(δ_i, σ_i² b_i / n_i). With the prior
     δ_i ~ N(δ₀, v_i) the posterior is normal with precision 1/v_i + 1/w_i, w_i = σ_i² b_i / n_i,
     and mean the precision-weighted average (w_i δ₀ + v_i x̄_i) / (v_i + w_i) of δ₀ and x̄_i (the
-    shrinkage estimator of SPEC §3.4, given the hyper-parameters). All arguments broadcast.
+    shrinkage estimator of conventions §3.4, given the hyper-parameters). All arguments broadcast.
     """
     n, mean, rho, sigma, delta0, v = (
         np.asarray(x, dtype=float) for x in (n, mean, rho, sigma, delta0, population_variance)

@@ -1,6 +1,6 @@
 """From :class:`~bayes_hier.data.CVData` to the data and initial values of the Stan programs.
 
-Implements SPEC §3 and §3.2: the hyper-parameters of the priors, the rescaling to unit scale,
+Implements conventions §3 and §3.2: the hyper-parameters of the priors, the rescaling to unit scale,
 the treatment of data sets whose differences are all equal, and data-based initial values.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_positive, check_range
+from ..callers import user_stacklevel
 from ..data import CVData, corrected_standard_error
 from ..rope import Rope
 from .delta0_coordinate import coordinate_from_delta0, delta0_centre_and_spread
@@ -24,6 +25,11 @@ NU_PRIORS: dict[str, tuple[int, tuple[float, float] | None]] = {
     "kruschke": (1, (1.0, 0.0345)),
     "gaussian": (2, None),
 }
+
+
+#: Relative size below which a spread is rounding noise (:func:`is_rounding_noise`): float64
+#: differences and sums are exact to about n · 2.2e-16 of the numbers' magnitude.
+ROUNDING_TOLERANCE = 1e-10
 
 
 class ConstantDifferencesWarning(UserWarning):
@@ -43,7 +49,7 @@ def check_nu_prior(
 
 @dataclass(frozen=True)
 class HierarchicalPrior:
-    """Hyper-parameters of the hierarchical model (Corani et al., 2017; SPEC §3).
+    """Hyper-parameters of the hierarchical model (Corani et al., 2017; conventions §3).
 
     Attributes
     ----------
@@ -55,7 +61,7 @@ class HierarchicalPrior:
         σ_i ~ U(0, σ̄) with σ̄ = ``sigma_factor`` · mean_i(s_i).
     sigma0_factor
         σ₀ ~ U(0, σ̄₀) with σ̄₀ = ``sigma0_factor`` · sd(x̄_1..x̄_q) (mean_i(s_i) when q = 1 or
-        the means are all equal).
+        the means are equal up to rounding, see :func:`spread_of_means_or_unit`).
     delta0_bound
         δ₀ ~ U(−D, D). ``None`` takes ``D = max_ij |x_ij|`` as the published reference code does;
         give 1 (or 100 for percentages) to use the paper's bound for bounded scores.
@@ -125,6 +131,42 @@ class ModelInput:
         return {**data, "total": int(x.size), "x": x}
 
 
+def rounding_magnitude(cv: CVData) -> float:
+    """The magnitude of the numbers the differences were computed from: max |score| (max |d|
+    without scores). Rounding errors of float64 arithmetic on them are about 2.2e-16 of it."""
+    if cv.scores is not None and cv.scores.size:
+        return float(np.abs(cv.scores).max())
+    return float(max(np.abs(d).max() for d in cv.differences))
+
+
+def is_rounding_noise(value: np.ndarray | float, magnitude: float) -> np.ndarray:
+    """Whether a spread ``value`` is 0 up to rounding: ``value <= ROUNDING_TOLERANCE * magnitude``.
+
+    Differences and sums of float64 numbers of size ``magnitude`` are exact only to about
+    n · 2.2e-16 · magnitude: ``(x + 0.02) - x`` is not the same number on every fold, and the mean
+    of a mean-preserving spread of zeros is about 1e-17. Such a spread carries no information and
+    must not set the scale of a prior bound.
+    """
+    return np.asarray(value) <= ROUNDING_TOLERANCE * magnitude
+
+
+def constant_datasets(cv: CVData) -> np.ndarray:
+    """Which data sets have the same difference on every fold, up to rounding
+    (:func:`is_rounding_noise` of their standard deviations relative to the scores)."""
+    return is_rounding_noise(cv.stds, rounding_magnitude(cv))
+
+
+def spread_of_means_or_unit(means: np.ndarray, magnitude: float) -> float:
+    """sd(x̄_1..x̄_q) (ddof = 1) in rescaled units, or 1 (mean_i(s_i), the unit) when q = 1 or
+    the means are equal up to rounding (:func:`is_rounding_noise` relative to ``magnitude``).
+
+    The scale of σ₀'s bound and of δ₀'s sampler coordinate: rounding noise of about 1e-17 there
+    would confine σ₀ below about 1e-14 and stall the sampler.
+    """
+    spread = float(np.std(means, ddof=1)) if means.size > 1 else 0.0
+    return 1.0 if is_rounding_noise(spread, magnitude) else spread
+
+
 def perturb_constant(
     cv: CVData, rope: Rope, rng: np.random.Generator
 ) -> tuple[list[np.ndarray], tuple[str, ...]]:
@@ -133,29 +175,31 @@ def perturb_constant(
     As in the reference code of Corani et al.: draw ``u_j ~ U(-r, r)`` for ``j = 1..floor(n/2)``,
     add ``u_j`` to the first ``floor(n/2)`` differences and subtract it from the next
     ``floor(n/2)`` (an odd middle value is left alone), so the mean is kept and ``SS > 0``.
-    ``r`` is half the rope width; with an empty rope, a thousandth of the mean standard deviation
-    of the other data sets, or, when all are constant, of the largest ``|mean|`` (of the largest
-    ``|score|`` when every difference is 0; 1 without scores): always in the units of the data.
+    "All equal" allows for rounding (:func:`constant_datasets`); such a data set's differences are
+    first set to their mean. ``r`` is half the rope width; with an empty rope, a thousandth of the
+    mean standard deviation of the other data sets, or, when all are constant, of the largest
+    ``|mean|`` (of the largest ``|score|`` when every difference is 0; 1 without scores): always
+    in the units of the data.
     """
-    stds = cv.stds
-    constant = stds == 0
+    constant = constant_datasets(cv)
     if not constant.any():
         return list(cv.differences), ()
     half_width = rope.width / 2
     reason = "half the rope width"
     if half_width == 0:
-        reference = stds[~constant].mean() if (~constant).any() else np.abs(cv.means).max()
+        means = cv.means
+        reference = cv.stds[~constant].mean() if (~constant).any() else np.abs(means).max()
         if reference == 0:  # every difference is 0: the scores' own magnitude
             scores = np.abs(cv.scores) if cv.scores is not None else np.zeros(1)
             reference = scores.max() if scores.max() > 0 else 1.0
         half_width = 1e-3 * reference
         reason = "a thousandth of the data's scale: the rope is empty"
     differences = []
-    for d, is_constant in zip(cv.differences, constant):
+    for d, mean, is_constant in zip(cv.differences, cv.means, constant):
         if is_constant:
             half = d.size // 2
             u = rng.uniform(-half_width, half_width, size=half)
-            d = d.copy()
+            d = np.full(d.size, mean)
             d[:half] += u
             d[half : 2 * half] -= u
         differences.append(d)
@@ -165,7 +209,7 @@ def perturb_constant(
         f"{', ...' if len(names) > 5 else ''}): their variance would be 0, which the model cannot "
         f"fit. Each was given a mean-preserving spread of ±{half_width:g} ({reason}).",
         ConstantDifferencesWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
     return differences, names
 
@@ -176,18 +220,19 @@ def build_model_input(
     prior: HierarchicalPrior,
     rng: np.random.Generator,
 ) -> ModelInput:
-    """Rescale the data to unit scale and fill in the data of the Stan program (SPEC §3)."""
+    """Rescale the data to unit scale and fill in the data of the Stan program (conventions §3)."""
     raw, perturbed = perturb_constant(cv, rope, rng)
     n = cv.n.astype(float)
-    means = np.array([d.mean() for d in raw])
-    ss = np.array([np.sum((d - d.mean()) ** 2) for d in raw])
+    # a perturbed data set keeps its constant value as its mean exactly (the spread is
+    # mean-preserving, but summing it in floating point leaves about 1e-17)
+    means = np.where(constant_datasets(cv), cv.means, [d.mean() for d in raw])
+    ss = np.array([np.sum((d - m) ** 2) for d, m in zip(raw, means)])
     stds = np.sqrt(ss / (n - 1))
     scale = float(stds.mean())
     differences = tuple(d / scale for d in raw)
     means, stds, ss = means / scale, stds / scale, ss / scale**2
-    spread_of_means = float(np.std(means, ddof=1)) if cv.q > 1 else 0.0
-    if not spread_of_means > 0:
-        spread_of_means = 1.0  # mean_i(s_i) in rescaled units
+    magnitude = rounding_magnitude(cv) / scale
+    spread_of_means = spread_of_means_or_unit(means, magnitude)
     if prior.delta0_bound is None:
         delta0_bound = float(max(np.abs(d).max() for d in differences))
     else:
@@ -198,7 +243,7 @@ def build_model_input(
             f"({np.abs(means).max() * scale:g}); the population mean must be able to reach it."
         )
     switch, gamma = NU_PRIORS[prior.nu_prior]
-    delta0_centre, delta0_spread = delta0_centre_and_spread(means)
+    delta0_centre, delta0_spread = delta0_centre_and_spread(means, spread_of_means)
     data: dict[str, Any] = {
         "q": cv.q,
         "n": cv.n.astype(int).tolist(),
@@ -229,7 +274,7 @@ def build_model_input(
 
 
 def initial_values(model_input: ModelInput, chains: int, rng: np.random.Generator) -> list[dict]:
-    """Data-based, slightly jittered initial values, one dict per chain (SPEC §3.2).
+    """Data-based, slightly jittered initial values, one dict per chain (conventions §3.2).
 
     σ_i ≈ s_i, δ₀ ≈ mean(x̄) (given as its sampler's coordinate ``delta0_raw``, see
     :mod:`.delta0_coordinate`), σ₀ ≈ sd(x̄), α = 2, β = 0.1 and the standardised logs of ν − 1 and

@@ -64,7 +64,7 @@ class HierarchicalResult(ComparisonResult):
     """Posterior of the hierarchical model for two models on several data sets.
 
     All numbers are in the original units of the scores and follow the package convention
-    d = second − first (SPEC §0): ``left`` means the first model is better.
+    d = second − first (conventions §0): ``left`` means the first model is better.
 
     Attributes
     ----------
@@ -135,7 +135,7 @@ class HierarchicalResult(ComparisonResult):
         """Posterior sample on the simplex for the next data set, shape (m, 3).
 
         Row k holds the masses of Student-t(ν_k, δ₀_k, σ₀_k) below, inside and above the rope
-        (SPEC §3.3.1).
+        (conventions §3.3.1).
         """
         return self._simplex_sample(self.rope)
 
@@ -152,7 +152,7 @@ class HierarchicalResult(ComparisonResult):
     @cached_property
     def probs(self) -> Probabilities:
         """Next-data-set probabilities: the share of posterior draws in which left, rope or
-        right has the largest mass (the paper's headline inference, SPEC §3.3.1)."""
+        right has the largest mass (the paper's headline inference, conventions §3.3.1)."""
         return argmax_shares(self.sample)
 
     @cached_property
@@ -163,7 +163,7 @@ class HierarchicalResult(ComparisonResult):
 
     @cached_property
     def population(self) -> PopulationSummary:
-        """Summary of the population mean difference δ₀ (SPEC §3.3.2)."""
+        """Summary of the population mean difference δ₀ (conventions §3.3.2)."""
         delta0 = self._draws("delta0")
         low, high = hdi(delta0, self.hdi_prob)
         return PopulationSummary(
@@ -173,7 +173,7 @@ class HierarchicalResult(ComparisonResult):
     @cached_property
     def per_dataset(self) -> pd.DataFrame:
         """Per data set: MLE (mean difference), shrinkage estimate E[δ_i | data], its HDI and
-        P(δ_i < low), P(rope), P(δ_i > high), in the original units (SPEC §3.3.3)."""
+        P(δ_i < low), P(rope), P(δ_i > high), in the original units (conventions §3.3.3)."""
         delta = self._draws("delta")
         rows = []
         for i, name in enumerate(self.cv.datasets):

@@ -1,4 +1,4 @@
-"""One joint Bayesian hierarchical model for k models on q data sets (issue 12).
+"""One joint Bayesian hierarchical model for k models on q data sets.
 
 >>> from bayes_hier.joint import joint_test
 >>> result = joint_test(frame, rope=1.0, seed=1)  # doctest: +SKIP

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import check_bool
+from ..callers import user_stacklevel
 from ..compare.tidy import KEYS, MissingDataWarning, ModelScores
 from ..data import per_dataset_values
 
@@ -220,5 +221,5 @@ def _report_dropped(datasets: Sequence[str], kept: Sequence[str]) -> None:
             f"{len(dropped)} data set(s) with scores for fewer than 2 models left out of the "
             f"joint model (no information on differences): {', '.join(map(repr, dropped))}.",
             MissingDataWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )

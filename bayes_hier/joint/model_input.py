@@ -3,8 +3,8 @@
 Steps (each a function): check that the models are linked through the data sets
 (:func:`check_design`, when some models are missing on some data sets); give models that tie with
 an earlier model on every fold of a data set a mean-preserving spread (:func:`perturb_ties`, the
-two-model rule of SPEC §3.2 reused); take the orthonormal Helmert contrasts of the models run on
-each data set and their sufficient statistics (mean and scatter per data set, padded to k − 1);
+two-model rule of conventions §3.2 reused); take the orthonormal Helmert contrasts of the models run
+on each data set and their sufficient statistics (mean and scatter per data set, padded to k − 1);
 rescale to unit scale; choose the data-based bases of the covariance parameters; fill in the data
 of the Stan program and data-based initial values.
 """
@@ -17,9 +17,15 @@ from typing import Any
 
 import numpy as np
 
+from ..callers import user_stacklevel
 from ..compare.tidy import MissingDataWarning
 from ..data import CVData
-from ..hierarchical.model_input import NU_PRIORS, check_nu_prior, perturb_constant
+from ..hierarchical.model_input import (
+    NU_PRIORS,
+    check_nu_prior,
+    is_rounding_noise,
+    perturb_constant,
+)
 from ..rope import Rope
 from .contrasts import helmert_contrasts, observed_contrasts
 from .data import MultiCVData, observed_in
@@ -195,15 +201,24 @@ class JointModelInput:
         return {**self.data, "total": int(y.shape[0]), "y": y}
 
 
+def _tied(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether ``second − first`` is the same on every fold up to rounding: its range is
+    :func:`~bayes_hier.hierarchical.model_input.is_rounding_noise` relative to the two models'
+    largest |score| (``(x + 0.02) − x`` differs from fold to fold in the last bits)."""
+    magnitude = float(np.max(np.abs([first, second])))
+    return bool(is_rounding_noise(np.ptp(second - first), magnitude))
+
+
 def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tuple[list, tuple]:
     """Give a model that ties with an earlier model on every fold a mean-preserving spread.
 
-    If x_b − x_a is constant over the folds of a data set (two models with the same predictions,
-    common in practice), the contrasts' scatter S_i is singular and Ω_i degenerate. For each model
-    b in order, its first earlier model a with a constant difference is found and the difference
-    d = x_b − x_a is perturbed by the two-model rule
+    If x_b − x_a is constant over the folds of a data set (:func:`_tied`; two models with the same
+    predictions, common in practice), the contrasts' scatter S_i is singular and Ω_i degenerate.
+    For each model b in order, its first earlier model a with a constant difference is found and
+    the difference d = x_b − x_a is perturbed by the two-model rule
     (:func:`~bayes_hier.hierarchical.model_input.perturb_constant`: ±u_j with u_j ~ U(−r, r),
-    r half the rope width, mean kept); then x_b = x_a + d. Models are visited in order, so later
+    r half the rope width, mean kept; with an empty rope, in the units of the tied scores); then
+    x_b = x_a + d. Models are visited in order, so later
     ties are detected against the already perturbed scores. Deterministic for a given ``rng``.
 
     Returns
@@ -216,7 +231,7 @@ def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tup
     for b in range(1, data.k):
         cases = []
         for i, block in enumerate(blocks):
-            constant = [a for a in range(b) if np.ptp(block[:, b] - block[:, a]) == 0]
+            constant = [a for a in range(b) if _tied(block[:, a], block[:, b])]
             if constant:
                 cases.append((i, constant[0]))
         if not cases:
@@ -227,6 +242,7 @@ def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tup
             runs=[int(data.runs[i]) for i, _ in cases],
             rho=[float(data.rho[i]) for i, _ in cases],
             datasets=names,
+            scores=np.concatenate([blocks[i][:, [a, b]].ravel() for i, a in cases]),
         )
         spread, _ = perturb_constant(ties, rope, rng)
         for (i, a), difference in zip(cases, spread):
@@ -310,7 +326,7 @@ def check_design(data: MultiCVData) -> None:
             "population spread of such a model is barely identified by so few data sets (its "
             "pairs will be very uncertain); add data sets where it was run if you can.",
             MissingDataWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -445,7 +461,8 @@ def population_estimate(means: np.ndarray, noise: np.ndarray, design: np.ndarray
 
 
 def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Generator) -> list:
-    """Data-based, jittered initial values, one dict per chain (SPEC §3.2 for the joint model).
+    """Data-based, jittered initial values, one dict per chain (conventions §3.2, for the joint
+    model).
 
     θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the Cholesky factors near the identity (Ω_i at
     its sample estimate) and L₀ near I/2 (Σ₀ between 0 and the spread of the means); α = 2,

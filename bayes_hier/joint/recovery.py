@@ -1,4 +1,4 @@
-"""Recovery studies of the joint model: simulated comparisons with a known truth (issue 12).
+"""Recovery studies of the joint model: simulated comparisons with a known truth.
 
 A study simulates k models' cross-validation scores on q data sets (``runs × folds`` results
 each, realistic accuracy-like units) and fits them with ``compare(..., method="joint")``. The

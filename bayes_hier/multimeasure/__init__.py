@@ -1,4 +1,5 @@
-"""Joint analysis of several performance measures: which dominance statement holds? (SPEC §4).
+"""Which dominance statement holds? Joint analysis of several performance measures
+(conventions §4).
 
 A new model B is compared with A on ``m`` measures (accuracy, time, size, ...) over ``n`` cases.
 Each case says on which measures B is better; the ``2^m`` possible answers are the *dominance

@@ -1,4 +1,4 @@
-"""Dominance statements and their counts (SPEC §4).
+"""Dominance statements and their counts (conventions §4).
 
 Two models, A (first) and B (second), are scored on ``n`` cases (data sets) and ``m`` measures.
 For case ``i`` and measure ``j`` the outcome is ``x_ij = 1`` when B is better than A on that

@@ -1,4 +1,4 @@
-"""Bayesian test: which dominance statement is the most probable? (SPEC §4).
+"""Bayesian test: which dominance statement is the most probable? (conventions §4).
 
 The statements' probabilities ``theta = (theta_0, ..., theta_{2^m - 1})`` get a Dirichlet prior
 with ``alpha_k = s / 2^m`` (``s = prior_strength``, default 1, so ``alpha_k = 1/2^m``); with the

@@ -1,6 +1,6 @@
 """Generalised likelihood-ratio test: is the most frequent dominance statement the most probable?
 
-SPEC §4. With ``n_a`` the largest and ``n_b`` the second largest count, H0 says the leading
+conventions §4. With ``n_a`` the largest and ``n_b`` the second largest count, H0 says the leading
 statement is not more probable than the runner-up (``theta_a = theta_b``). Maximising the
 multinomial likelihood with and without that constraint gives
 

@@ -1,4 +1,4 @@
-"""Bayesian network over the measures' binary outcomes (SPEC §4, Bayesian-network extension).
+"""Bayesian network over the measures' binary outcomes (conventions §4, Bayesian-network extension).
 
 The ``m`` columns of the outcome matrix (1 = B better on that measure) are binary variables.
 A DAG over them is learned by exact search with the BDeu score, computed from the (tie-split,
