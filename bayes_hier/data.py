@@ -10,8 +10,7 @@ model is better).
 
 from __future__ import annotations
 
-import os
-import sys
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ._validate import check_bool, check_int, check_pair_names
+from .issued import caller_stacklevel
 from .rope import Rope, RopeLike
 
 #: More results than this per data set with ``runs`` not given trigger a warning.
@@ -103,18 +103,41 @@ def warn_if_one_run_assumed(folds: int, reason: str, fix: str) -> None:
             f"{reason}: the {folds} results per data set are taken as one run of {folds}-fold "
             f"cross-validation (rho = 1/{folds}). For repeated cross-validation {fix}.",
             UserWarning,
-            stacklevel=_caller_outside_package(),
+            stacklevel=caller_stacklevel(),
         )
 
 
-def _caller_outside_package() -> int:
-    """The ``stacklevel`` of the innermost caller outside this package, so that a warning
-    raised several calls deep names the user's line."""
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame, level = sys._getframe(1), 1  # the function that calls warnings.warn is level 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
+def check_scores_are_numbers(values: pd.Series, column: str) -> None:
+    """ValueError when a score column holds text: inputs are checked, not converted.
+
+    Text that is no number (``"oops"``) and numbers written as text (``"0.8"``, what a column
+    with one bad cell holds after ``read_csv``) are both refused, with the first example and how
+    to fix it; NaN (a failed fold) and real numbers pass.
+    """
+    if values.dtype.kind != "O":
+        return
+    bad = (pd.to_numeric(values, errors="coerce").isna() & values.notna()).to_numpy()
+    if bad.any():
+        example = values[bad].iloc[0]
+        comma = isinstance(example, str) and re.fullmatch(r"\s*[-+]?\d*,\d+\s*", example)
+        hint = (
+            " It looks like a decimal comma: write the decimals with a point."
+            if comma
+            else " Leave a failed fold empty or NaN."
+        )
+        raise ValueError(
+            f"The score column {column!r} has {int(bad.sum())} non-numeric value(s), e.g. "
+            f"{example!r}; scores must be numbers.{hint}"
+        )
+    text = values.map(lambda v: isinstance(v, (str, bytes))).to_numpy(bool)
+    if not text.any():
+        return
+    example = values[text].iloc[0]
+    raise ValueError(
+        f"The score column {column!r} holds {int(text.sum())} number(s) written as text, e.g. "
+        f"{example!r}; scores are checked, not converted. Convert the column to numbers first, "
+        f"e.g. frame[{column!r}] = pandas.to_numeric(frame[{column!r}])."
+    )
 
 
 def finite_scores(
@@ -125,6 +148,7 @@ def finite_scores(
     Raises a ValueError naming the first offending row (its ``key_columns``) when a score is NaN,
     infinite or not a number; ``owner`` starts the message (e.g. ``"Model 'a' has "``).
     """
+    check_scores_are_numbers(frame[score_column], score_column)
     scores = pd.to_numeric(frame[score_column], errors="coerce").astype(float)
     bad = ~np.isfinite(scores.to_numpy())
     if bad.any():
@@ -152,7 +176,7 @@ def _float_array(values: Any, label: str) -> np.ndarray:
         ) from None
     if array.dtype.kind in "biuf":
         return array.astype(float)
-    if array.dtype.kind == "O":
+    if array.dtype.kind == "O" and not any(isinstance(v, (str, bytes)) for v in array.flat):
         try:
             return array.astype(float)
         except (TypeError, ValueError):

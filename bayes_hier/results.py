@@ -102,6 +102,15 @@ class ComparisonResult:
         """The outcome with probability above ``1 - alpha``, or ``"inconclusive"``."""
         return decide(self.probs, self.names, alpha)
 
+    @property
+    def warnings(self) -> list[str]:
+        """Everything besides the data and the settings that shaped the numbers, in words: the
+        warnings the test issued (e.g. constant differences given a spread, a rope that looks
+        like it is in other units, an assumed design) and the sampler's failed checks."""
+        issued = self.__dict__.get("issued_warnings", [])
+        problems = getattr(self, "settings", {}).get("problems", [])
+        return [*issued, *problems]
+
     def _probability_lines(self, probs: Probabilities, indent: str = "  ") -> list[str]:
         width = max(len(label) for label in self.labels.values())
         lines = []
@@ -127,7 +136,7 @@ class ComparisonResult:
     def __repr__(self) -> str:
         p = self.probs
         return (
-            f"<{type(self).__name__} {self.test_name}, {self.names[1]} vs {self.names[0]}: "
+            f"<{type(self).__name__} {self.test_name}, {self.names[0]} vs {self.names[1]}: "
             f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
         )
 

@@ -89,7 +89,7 @@ def test_json_quiet_and_the_same_numbers(csv, report):
 def test_pair_command_and_version(csv):
     done = bayes_hier("pair", csv, "nbc", "j48", "--rope", "0.005", "--method", "sign", "--quiet")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Bayesian sign test: j48 vs nbc on 5 data sets")
+    assert done.stdout.startswith("Bayesian sign test: nbc vs j48 on 5 data sets")
     version = bayes_hier("--version")
     assert version.returncode == 0 and version.stdout.startswith("bayes-hier ")
 

@@ -405,8 +405,9 @@ def test_write_report_files(result, tmp_path):
     # the data, rope, prior, seed, sampler and versions are stated
     assert "Cross-validation: 2 run(s) x 5 folds on every data set (8)." in markdown
     assert "the rope is ±0.005 in the units of the score column 'score'" in markdown
-    assert "Prior: Dirichlet process strength 0.5." in markdown and "Seed: 1;" in markdown
-    assert "Sampler: nsamples 5000." in markdown and "Versions: bayes_hier " in markdown
+    assert "Prior: a Dirichlet process of strength 0.5." in markdown and "Seed: 1;" in markdown
+    assert "Posterior: 5000 samples of the Dirichlet process posterior." in markdown
+    assert "Versions: bayes_hier " in markdown and "{'" not in markdown  # no Python repr
 
 
 def test_to_dict_is_json_and_terminal_summary_fits(result):

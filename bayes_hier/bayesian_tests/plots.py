@@ -106,7 +106,7 @@ def plot_student_density(result: StudentPosterior, ax: Axes | None = None) -> Fi
     ax.set_ylim(0, top * 1.35)
     ax.set_xlabel(f"mean difference {second} − {first}")
     ax.set_ylabel("posterior density")
-    ax.set_title(f"{result.test_name}: {second} vs {first}")
+    ax.set_title(f"{result.test_name}: {first} vs {second}")
     ax.legend(fontsize=8, loc="center left")
     return fig
 

@@ -14,7 +14,6 @@ an entry to :data:`METHODS`.
 from __future__ import annotations
 
 import inspect
-import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 from ..bayesian_tests import correlated_ttest, sign_test, signed_rank_test
 from ..data import CVData
 from ..hierarchical import hierarchical_test
+from ..issued import is_package_warning
 from ..rope import Rope
 from .result import ManyModelResult
 
@@ -149,15 +149,7 @@ def run_pair_reporting_warnings(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_pair(method, cv, rope, seed, options)
-    return result, [(w.category, str(w.message)) for w in caught if _issued_here(w.filename)]
-
-
-_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-
-
-def _issued_here(filename: str) -> bool:
-    """Whether a warning attributed to ``filename`` comes from this package's code."""
-    return os.path.realpath(filename).startswith(_PACKAGE_DIRECTORY + os.sep)
+    return result, [(w.category, str(w.message)) for w in caught if is_package_warning(w)]
 
 
 __all__ = [

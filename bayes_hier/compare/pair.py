@@ -101,6 +101,7 @@ class MirroredResult(ComparisonResult):
         self.test_name = original.test_name
         self.diagnostics = getattr(original, "diagnostics", {})
         self.settings = getattr(original, "settings", {})
+        self.issued_warnings = original.__dict__.get("issued_warnings", [])
 
     @staticmethod
     def swap(probs: Probabilities) -> Probabilities:

@@ -2,8 +2,9 @@
 
 The report is assembled once as a list of blocks (:func:`report_blocks`: headings, paragraphs,
 bullet lists, tables, figures) and rendered to Markdown or to one self-contained HTML page;
-tables.tex holds the booktabs tables; :func:`write_report` writes them all with pairs.csv and
-the figures (PNG and SVG). Nothing in a report is written by hand.
+tables.tex holds the booktabs tables for a paper (``\\input``) and report.tex the whole report as
+a standalone LaTeX document; :func:`write_report` writes them all with pairs.csv and the figures
+(PNG and SVG). Nothing in a report is written by hand.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import html
 import io
 import json
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .latex import TABLE_PACKAGES, latex_document, latex_escape, latex_table
+from .numbers import column_decimals, fixed, probability_text, toward_half
+from .pair import pair_estimate
 from .thresholds import MAX_RHAT, MIN_ESS_BULK
 
 if TYPE_CHECKING:
@@ -30,6 +35,9 @@ if TYPE_CHECKING:
 #: Duck-typed, so that this module does not import the result module, which imports this one to
 #: print and save itself (no import cycle).
 ResultLike = Any
+
+#: The files and folder a report consists of (the command line will not overwrite them).
+REPORT_FILES = ("report.md", "report.html", "report.tex", "tables.tex", "pairs.csv", "figures")
 
 #: Readable headers of the pairs table in the reports.
 PAIR_HEADERS = {
@@ -49,15 +57,6 @@ PAIR_HEADERS = {
 
 
 # ---------------------------------------------------------------------------- sentences
-def probability_text(p: float) -> str:
-    """A probability with three decimals; "> 0.999" and "< 0.001" rather than 1.000 and 0.000."""
-    if p > 0.999:
-        return "> 0.999"
-    if 0 < p < 0.001:
-        return "< 0.001"
-    return f"{p:.3f}"
-
-
 def pair_sentence(result: ResultLike, pair: tuple[str, str]) -> str:
     """The pair's decision in words, e.g. "hnb is better than nbc with probability 0.99 on a
     new data set"."""
@@ -130,21 +129,87 @@ def _first_pair(result: ResultLike) -> Any:
     return next(iter(result.pair_results.values()))
 
 
+#: The ν priors of the hierarchical models, in words.
+NU_PRIOR_WORDS = {
+    "hierarchical": "a Student-t population whose degrees of freedom have nu - 1 ~ "
+    "Gamma(alpha, beta), alpha ~ U{alpha_range}, beta ~ U{beta_range}",
+    "juarez-steel": "a Student-t population with nu - 1 ~ Gamma(2, 0.1) (Juarez and Steel)",
+    "kruschke": "a Student-t population with nu - 1 ~ Gamma(1, 0.0345) (Kruschke)",
+    "gaussian": "a normal population of differences",
+}
+
+
+def prior_sentence(prior: Any) -> str:
+    """The prior of a hierarchical model in words, read from its attributes."""
+    words = NU_PRIOR_WORDS.get(prior.nu_prior, f"the nu prior {prior.nu_prior!r}")
+    parts = [
+        "Prior: "
+        + words.format(
+            alpha_range=tuple(getattr(prior, "alpha_range", ())),
+            beta_range=tuple(getattr(prior, "beta_range", ())),
+        )
+    ]
+    if hasattr(prior, "sigma_factor"):
+        parts.append(
+            f"sigma_i ~ U(0, {prior.sigma_factor:g} x the mean standard deviation of the data "
+            f"sets), sigma0 ~ U(0, {prior.sigma0_factor:g} x the standard deviation of their "
+            "means)"
+        )
+    bound = getattr(prior, "delta0_bound", "absent")
+    if bound is None:
+        parts.append("delta0 ~ U(-D, D) with D the largest absolute difference")
+    elif bound != "absent":
+        parts.append(f"delta0 ~ U(-{bound:g}, {bound:g})")
+    return "; ".join(parts) + "."
+
+
+#: Settings of a pair result stated elsewhere, or not settings of the method.
+_STATED = {"seed", "stan_seed", "problems", "counts", "prior", "prior_place", "models"}
+
+
+def sampler_sentence(settings: dict[str, Any]) -> str | None:
+    """How the posterior was computed, in words (``None`` when nothing is recorded)."""
+    if "chains" in settings:
+        text = (
+            f"Sampler: Stan's NUTS ({settings.get('engine', 'engine not recorded')}), "
+            f"{settings['chains']} chains of {settings.get('draws')} draws after "
+            f"{settings.get('warmup')} warm-up iterations"
+        )
+        extra = [
+            f"{key.replace('_', ' ')} {settings[key]}"
+            for key in ("adapt_delta", "max_treedepth")
+            if key in settings
+        ]
+        return text + (f" ({', '.join(extra)})" if extra else "") + "."
+    if "nsamples" in settings:
+        return f"Posterior: {settings['nsamples']} samples of the Dirichlet process posterior."
+    rest = {k: v for k, v in settings.items() if k not in _STATED}
+    if not rest:
+        return None
+    return "Settings: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rest.items()) + "."
+
+
 def method_lines(result: ResultLike) -> list[str]:
-    """Method, prior, seeds and sampler settings, read from the pair results."""
+    """Method, prior, seeds and sampler settings in sentences, read from the pair results."""
     pair = _first_pair(result)
+    scope = f" {result.scope}" if result.scope else ""
     lines = [
-        f"Method: {pair.test_name} for every pair ({result.method}); an outcome is declared "
-        f"when its probability exceeds {1 - result.alpha:g}."
+        f'Method: every pair was compared with the {pair.test_name}. A pair "A vs B" lists '
+        "the models in the order given; its difference is d = B - A, so that d > 0 means B is "
+        "better"
+        + ("" if result.higher_is_better else " (the scores were negated: lower is better)")
+        + f". An outcome is declared when its probability{scope} exceeds "
+        f"{1 - result.alpha:g}."
     ]
     prior = getattr(pair, "prior", None)
+    settings = getattr(pair, "settings", {})
     if prior is not None:
-        lines.append(f"Prior: {prior}.")
-    elif "prior" in getattr(pair, "settings", {}):
-        place = pair.settings.get("prior_place")
+        lines.append(prior_sentence(prior))
+    elif "prior" in settings:
+        place = settings.get("prior_place")
         lines.append(
-            f"Prior: Dirichlet process strength {pair.settings['prior']:g}"
-            + (f", placed on the {place}." if place else ".")
+            f"Prior: a Dirichlet process of strength {settings['prior']:g}"
+            + (f", its pseudo-observation placed in the {place}." if place else ".")
         )
     else:
         lines.append("Prior: none to set (the posterior follows from the data alone).")
@@ -156,16 +221,12 @@ def method_lines(result: ResultLike) -> list[str]:
         )
     elif seed is not None:
         lines.append(f"Seed: {seed}, of the one fit that gives every pair.")
-    sampler = {
-        key: value
-        for key, value in getattr(pair, "settings", {}).items()
-        if key not in {"seed", "stan_seed", "problems", "counts", "prior", "prior_place"}
-    }
+    sampler = sampler_sentence(settings)
     if sampler:
-        lines.append("Sampler: " + ", ".join(f"{k} {v}" for k, v in sampler.items()) + ".")
+        lines.append(sampler)
     if result.settings.get("options"):
-        options = ", ".join(f"{k}={v!r}" for k, v in result.settings["options"].items())
-        lines.append(f"Options given: {options}.")
+        options = ", ".join(f"{k} {v}" for k, v in result.settings["options"].items())
+        lines.append(f"Options given to the test: {options}.")
     return lines
 
 
@@ -178,17 +239,22 @@ def version_line(result: ResultLike) -> str:
 
 
 def warning_lines(result: ResultLike) -> list[str]:
-    """Every pair with divergences, R-hat > 1.01 or bulk ESS < 400, or a sentence saying none."""
-    if result.problems:
-        return [f"{a} vs {b}: {'; '.join(reasons)}." for (a, b), reasons in result.problems.items()]
+    """Everything that shaped the numbers besides the data and the settings
+    (``result.warnings``: data altered or left out, a rope in other units, sampling problems),
+    and the MCMC checks passed; or a sentence saying there is nothing to report."""
+    lines = list(result.warnings)
     diagnosed = result.pairs["max_rhat"].notna().any()
-    if not diagnosed:
-        return ["No MCMC diagnostics: the pairwise method does not sample with MCMC."]
-    return [
-        f"None: no pair has divergences, R-hat above {MAX_RHAT} or bulk ESS below "
-        f"{MIN_ESS_BULK:.0f} (largest R-hat {result.pairs['max_rhat'].max():.3f}, smallest bulk "
-        f"ESS {result.pairs['min_ess_bulk'].min():.0f})."
-    ]
+    if diagnosed and not result.problems:
+        lines.append(
+            f"No sampling problem: no pair has divergences, R-hat above {MAX_RHAT} or bulk ESS "
+            f"below {MIN_ESS_BULK:.0f} (largest R-hat {result.pairs['max_rhat'].max():.3f}, "
+            f"smallest bulk ESS {result.pairs['min_ess_bulk'].min():.0f})."
+        )
+    elif not diagnosed:
+        lines.append("No MCMC diagnostics: the pairwise method does not sample with MCMC.")
+    if not result.warnings:
+        lines.insert(0, "None: no data were altered or left out, and the rope raised no doubt.")
+    return lines
 
 
 def frequentist_lines(result: ResultLike) -> list[str]:
@@ -207,39 +273,48 @@ def frequentist_lines(result: ResultLike) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- tables
+def _has_interval(result: ResultLike) -> bool:
+    return bool(result.pairs["hdi_low"].notna().any())
+
+
 def display_pairs(result: ResultLike) -> pd.DataFrame:
-    """The pairs table rounded and with readable headers (for Markdown, HTML and LaTeX)."""
+    """The pairs table as text with readable headers (Markdown and HTML): one precision per
+    column, probabilities rounded toward 1/2; no Interval column for a method without one and
+    no diagnostics for a method without MCMC."""
     table = result.pairs.copy()
+    decimals = column_decimals(table[["mean_difference", "hdi_low", "hdi_high"]].to_numpy().ravel())
 
     def interval(row: pd.Series) -> str:
         if math.isnan(row["hdi_low"]):
             return ""
-        return f"[{row['hdi_low']:.3g}, {row['hdi_high']:.3g}]"
+        return f"[{fixed(row['hdi_low'], decimals)}, {fixed(row['hdi_high'], decimals)}]"
 
     table["interval"] = table.apply(interval, axis=1)
     table = table[list(PAIR_HEADERS)]
+    if not _has_interval(result):
+        table = table.drop(columns=["interval"])
     if table["max_rhat"].isna().all():
         table = table.drop(columns=["divergences", "max_rhat", "min_ess_bulk"])
-    formats = {
-        "mean_difference": "{:.3g}",
-        "p_first_better": "{:.3f}",
-        "p_rope": "{:.3f}",
-        "p_second_better": "{:.3f}",
-        "max_rhat": "{:.3f}",
-        "min_ess_bulk": "{:.0f}",
-        "divergences": "{:.0f}",
-        "n_datasets": "{:.0f}",
+    formats: dict[str, Callable[[float], str]] = {
+        "mean_difference": lambda v: fixed(v, decimals),
+        "max_rhat": lambda v: fixed(v, 3),
+        "min_ess_bulk": lambda v: fixed(v, 0),
+        "divergences": lambda v: fixed(v, 0),
+        "n_datasets": lambda v: fixed(v, 0),
+        **{key: toward_half for key in ("p_first_better", "p_rope", "p_second_better")},
     }
-    for column, fmt in formats.items():
+    for column, form in formats.items():
         if column in table:
-            table[column] = ["" if pd.isna(v) else fmt.format(v) for v in table[column].to_numpy()]
+            table[column] = ["" if pd.isna(v) else form(v) for v in table[column].to_numpy()]
     return table.rename(columns=PAIR_HEADERS)
 
 
-def display_matrix(result: ResultLike, kind: str) -> pd.DataFrame:
-    """A probability matrix as text with two decimals (blank on the diagonal)."""
+def display_matrix(result: ResultLike, kind: str, digits: int = 2) -> pd.DataFrame:
+    """A probability matrix as text, rounded toward 1/2 (blank on the diagonal)."""
     table = result.matrix(kind)
-    return table.apply(lambda column: [("" if pd.isna(v) else f"{v:.2f}") for v in column])
+    return table.apply(
+        lambda column: [("" if pd.isna(v) else toward_half(v, digits)) for v in column]
+    )
 
 
 def display_ranks(result: ResultLike) -> pd.DataFrame | None:
@@ -261,61 +336,120 @@ def markdown_table(table: pd.DataFrame, index: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _latex_escape(text: str) -> str:
-    for char, escaped in (
-        ("\\", r"\textbackslash{}"),
-        ("_", r"\_"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("#", r"\#"),
-        ("$", r"\$"),
-        ("±", r"$\pm$"),
+# ---------------------------------------------------------------------------- LaTeX
+def _short_decision(result: ResultLike, pair: tuple[str, str]) -> str:
+    """The decision in one word: the better model's name, "rope" or "none"."""
+    outcome = result[pair].decision(result.alpha).outcome
+    return {"left": pair[0], "right": pair[1], "rope": "rope"}.get(outcome, "none")
+
+
+def paper_pairs(result: ResultLike) -> tuple[pd.DataFrame, str, list[tuple[int, int, str]]]:
+    """The pairs table for a paper: Pair, mean d (and its HDI when the method gives one), the
+    three probabilities and the decision; its caption (the sign convention, the HDI level, the
+    rope and the decision rule) and the group header over the HDI."""
+    pairs = result.pairs
+    values = pairs[["mean_difference", "hdi_low", "hdi_high"]].to_numpy().ravel()
+    decimals = column_decimals(values)
+    table = pd.DataFrame({"Pair": [f"{a} vs {b}" for a, b in zip(pairs["first"], pairs["second"])]})
+    sizes = pairs["n_datasets"].dropna().unique()
+    if len(sizes) > 1:
+        table["Sets"] = [fixed(v, 0) for v in pairs["n_datasets"]]
+    table["Mean d"] = [fixed(v, decimals) for v in pairs["mean_difference"]]
+    groups = []
+    estimate = pair_estimate(_first_pair(result))
+    level = getattr(_first_pair(result), "hdi_prob", None)
+    if _has_interval(result):
+        groups.append((table.shape[1], 2, f"{level:.0%} HDI" if level else "Interval"))
+        table["low"] = [fixed(v, decimals) for v in pairs["hdi_low"]]
+        table["high"] = [fixed(v, decimals) for v in pairs["hdi_high"]]
+    for key, header in (
+        ("p_first_better", "P(first)"),
+        ("p_rope", "P(rope)"),
+        ("p_second_better", "P(second)"),
     ):
-        text = text.replace(char, escaped)
-    return text
+        table[header] = [toward_half(v) for v in pairs[key]]
+    table["Decision"] = [_short_decision(result, pair) for pair in result.pair_results]
+    sets = f" on {sizes[0]:.0f} data sets" if len(sizes) == 1 else ""
+    what = estimate.what.split(",")[0]
+    hdi = (
+        f" and its {level:.0%} highest-density interval (HDI)"
+        if _has_interval(result) and level
+        else ""
+    )
+    scope = f" {result.scope}" if result.scope else ""
+    caption = (
+        f"Pairwise comparison of {len(result.models)} models{sets} with the "
+        f"{_first_pair(result).test_name}, rope {result.rope}"
+        f'{_units(result)}. In each pair "first vs second" the difference is d = second '
+        f"\u2212 first{_negated(result)}; Mean d is the {what}{hdi}. P(first), P(rope), "
+        f"P(second): probability{scope} that the first model is better, that the two are "
+        f"practically equivalent, that the second is better. Decision: the outcome whose "
+        f"probability exceeds {1 - result.alpha:g} (rope: practically equivalent; none: no "
+        "decision)."
+    )
+    return table, caption, groups
 
 
-def latex_table(table: pd.DataFrame, caption: str, label: str, index: bool = False) -> str:
-    """A booktabs table (``pandas.io.formats.style.Styler.to_latex`` with ``hrules``)."""
-    frame = table.copy()
-    frame.columns = [_latex_escape(str(c)) for c in frame.columns]
-    frame.index = [_latex_escape(str(i)) for i in frame.index]
-    frame = frame.map(lambda v: _latex_escape(str(v)))
-    styler = frame.style
-    if not index:
-        styler = styler.hide(axis="index")
-    return styler.to_latex(
-        hrules=True,
-        caption=_latex_escape(caption),
-        label=label,
-        position="htbp",
-        position_float="centering",
-        column_format=("l" if index else "") + "l" * frame.shape[1],
+def _units(result: ResultLike) -> str:
+    if result.scores is None:
+        return ""
+    return f" in the units of {result.scores.score_name}"
+
+
+def _negated(result: ResultLike) -> str:
+    return "" if result.higher_is_better else " of the negated scores (lower is better)"
+
+
+def paper_diagnostics(result: ResultLike) -> pd.DataFrame | None:
+    """Divergences, max R-hat and min bulk ESS per pair (``None`` without MCMC)."""
+    pairs = result.pairs
+    if pairs["max_rhat"].isna().all():
+        return None
+    return pd.DataFrame(
+        {
+            "Pair": [f"{a} vs {b}" for a, b in zip(pairs["first"], pairs["second"])],
+            "Divergences": [fixed(v, 0) for v in pairs["divergences"]],
+            "Max R-hat": [fixed(v, 3) for v in pairs["max_rhat"]],
+            "Min bulk ESS": [fixed(v, 0) for v in pairs["min_ess_bulk"]],
+        }
     )
 
 
-def latex_tables(result: ResultLike) -> str:
-    """tables.tex: the pairs, the P(row better than column) matrix and the mean ranks."""
-    parts = [
-        "% Generated by bayes_hier from the comparison result; needs \\usepackage{booktabs}.",
-        latex_table(
-            display_pairs(result),
-            f"Pairwise comparison ({result.method}, rope {result.rope}). P(first), P(rope), "
-            "P(second): probability that the first model is better, that the two are "
-            "practically equivalent, that the second is better.",
-            "tab:pairs",
-        ),
-        latex_table(
-            display_matrix(result, "better"),
-            "Probability that the row model is better than the column model.",
-            "tab:better",
-            index=True,
-        ),
-    ]
+def paper_tables(result: ResultLike) -> dict[str, str]:
+    """The LaTeX tables of a paper, by key: pairs, diagnostics (with MCMC), better (the
+    P(row better than column) matrix) and ranks (with a frequentist view)."""
+    table, caption, groups = paper_pairs(result)
+    out = {"pairs": latex_table(table, caption, "tab:pairs", groups=groups)}
+    diagnostics = paper_diagnostics(result)
+    if diagnostics is not None:
+        out["diagnostics"] = latex_table(
+            diagnostics,
+            f"MCMC diagnostics of each pair of the pairwise comparison: a divergence, an R-hat "
+            f"above {MAX_RHAT} or a bulk effective sample size below {MIN_ESS_BULK:.0f} is "
+            "reported as a warning.",
+            "tab:diagnostics",
+        )
+    out["better"] = latex_table(
+        display_matrix(result, "better", digits=3),
+        f"Probability{f' {result.scope}' if result.scope else ''} that the row model is better "
+        "than the column model.",
+        "tab:better",
+        index=True,
+    )
     ranks = display_ranks(result)
     if ranks is not None:
-        parts.append(latex_table(ranks, result.frequentist.note, "tab:ranks"))
-    return "\n".join(parts)
+        out["ranks"] = latex_table(ranks, result.frequentist.note, "tab:ranks")
+    return out
+
+
+def latex_tables(result: ResultLike) -> str:
+    """tables.tex: the paper tables, for ``\\input`` in a document that loads booktabs and
+    dcolumn."""
+    packages = ", ".join(TABLE_PACKAGES)
+    header = (
+        f"% Generated by bayes_hier from the comparison result; needs \\usepackage{{{packages}}}."
+    )
+    return "\n".join([header, *paper_tables(result).values()])
 
 
 # ---------------------------------------------------------------------------- blocks
@@ -327,6 +461,7 @@ class Block:
     content: Any
     caption: str = ""
     index: bool = False
+    key: str = ""
 
 
 #: Figures of a report: file stem -> (caption, function of the result that draws it).
@@ -354,8 +489,16 @@ def ranking_tables(result: ResultLike) -> list[Block]:
     if ranking is None:
         return []
     return [
-        Block("table", ranking.round(3), "Ranking on a new data set (joint model)", True),
-        Block("table", result.rank_probabilities.round(3), "P(rank r on a new data set)", True),
+        Block(
+            "table", ranking.round(3), "Ranking on a new data set (joint model)", True, "ranking"
+        ),
+        Block(
+            "table",
+            result.rank_probabilities.round(3),
+            "P(rank r on a new data set)",
+            True,
+            "rank_probabilities",
+        ),
     ]
 
 
@@ -374,18 +517,50 @@ def report_blocks(result: ResultLike) -> list[Block]:
         Block("heading", "Results"),
         Block("bullets", result.sentences()),
         *ranking_tables(result),
-        Block("table", display_pairs(result), "Pairs"),
-        Block("table", display_matrix(result, "better"), "P(row better than column)", True),
-        Block("table", display_matrix(result, "rope"), "P(practically equivalent)", True),
+        Block("table", display_pairs(result), "Pairs", key="pairs"),
+        Block(
+            "table", display_matrix(result, "better"), "P(row better than column)", True, "better"
+        ),
+        Block("table", display_matrix(result, "rope"), "P(practically equivalent)", True, "rope"),
     ]
     for stem, (caption, _) in figure_makers(result).items():
         blocks.append(Block("figure", stem, caption))
     blocks += [Block("heading", "Frequentist view"), Block("bullets", frequentist_lines(result))]
     ranks = display_ranks(result)
     if ranks is not None:
-        blocks.append(Block("table", ranks, "Mean ranks"))
+        blocks.append(Block("table", ranks, "Mean ranks", key="ranks"))
     blocks += [Block("heading", "Warnings"), Block("bullets", warning_lines(result))]
     return blocks
+
+
+def render_latex(blocks: list[Block], tables: dict[str, str], figure_dir: str = "figures") -> str:
+    """A standalone LaTeX document; ``tables`` (key -> LaTeX) replace the table blocks of the
+    same key (the pairs table is followed by the diagnostics table, when there is one); the
+    other tables are set by :func:`~bayes_hier.compare.latex.latex_table`."""
+    body = []
+    for number, block in enumerate(blocks[1:], start=1):
+        if block.kind == "heading":
+            body.append(rf"\section*{{{latex_escape(block.content)}}}")
+        elif block.kind == "paragraph":
+            body.append(latex_escape(block.content))
+        elif block.kind == "bullets":
+            items = "\n".join(rf"  \item {latex_escape(line)}" for line in block.content)
+            body.append(f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
+        elif block.kind == "table":
+            if block.key in tables:
+                body.append(tables[block.key])
+                if block.key == "pairs" and "diagnostics" in tables:
+                    body.append(tables["diagnostics"])
+            else:
+                label = f"tab:{block.key or number}"
+                body.append(latex_table(block.content, block.caption, label, block.index))
+        elif block.kind == "figure":
+            body.append(
+                "\\begin{figure}[htbp]\n\\centering\n"
+                rf"\includegraphics[width=\linewidth]{{{figure_dir}/{block.content}.png}}"
+                f"\n\\caption{{{latex_escape(block.caption)}}}\n\\end{{figure}}"
+            )
+    return latex_document(blocks[0].content, body)
 
 
 def render_markdown(blocks: list[Block], figure_dir: str = "figures") -> str:
@@ -460,6 +635,18 @@ def render_html(blocks: list[Block], pngs: dict[str, bytes]) -> str:
     )
 
 
+def latex_report(result: ResultLike) -> str:
+    """The report as a standalone LaTeX document (figures included from figures/*.png)."""
+    tables = paper_tables(result)
+    tables["rope"] = latex_table(
+        display_matrix(result, "rope", digits=3),
+        "Probability that the row and column models are practically equivalent.",
+        "tab:rope",
+        index=True,
+    )
+    return render_latex(report_blocks(result), tables)
+
+
 def markdown_report(result: ResultLike) -> str:
     """The report as Markdown (figures linked under figures/)."""
     return render_markdown(report_blocks(result))
@@ -488,13 +675,15 @@ def terminal_summary(result: ResultLike) -> str:
     for row in table.itertuples():
         lines.append(
             f"{row.first:<{width}} {row.second:<{width}} {row.n_datasets:>4.0f} "
-            f"{row.p_first_better:>8.3f} {row.p_rope:>8.3f} {row.p_second_better:>9.3f}  "
+            f"{toward_half(row.p_first_better):>8} {toward_half(row.p_rope):>8} "
+            f"{toward_half(row.p_second_better):>9}  "
             f"{row.decision}"
         )
     lines += frequentist_lines(result)[1:2]
     if result.dropped:
         lines.append(f"Left out: {len(result.dropped)} data set(s) in some pairs (see the report).")
-    lines += [f"Warning: {line}" for line in warning_lines(result) if result.problems]
+    for line in result.warnings:
+        lines += textwrap.wrap(f"Warning: {line}", width=100, subsequent_indent="  ")
     return "\n".join(lines)
 
 
@@ -526,7 +715,8 @@ def as_dict(result: ResultLike) -> dict[str, Any]:
         "matrix_better": json.loads(result.matrix("better").to_json()),
         "matrix_rope": json.loads(result.matrix("rope").to_json()),
         "usage": [usage.as_dict() for usage in result.usage.values()],
-        "warnings": {f"{a} vs {b}": r for (a, b), r in result.problems.items()},
+        "warnings": list(result.warnings),
+        "problems": {f"{a} vs {b}": r for (a, b), r in result.problems.items()},
         "settings": result.settings,
     }
     if result.frequentist is not None:
@@ -536,7 +726,8 @@ def as_dict(result: ResultLike) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- files
 def write_report(result: ResultLike, out: str | Path) -> dict[str, Path]:
-    """Write report.md, report.html, tables.tex, pairs.csv and figures/<name>.{png,svg}.
+    """Write report.md, report.html, report.tex, tables.tex, pairs.csv and
+    figures/<name>.{png,svg} (existing files are overwritten).
 
     Returns the paths written, by name.
     """
@@ -559,6 +750,7 @@ def write_report(result: ResultLike, out: str | Path) -> dict[str, Path]:
     texts = {
         "report.md": render_markdown(blocks),
         "report.html": render_html(blocks, pngs),
+        "report.tex": latex_report(result),
         "tables.tex": latex_tables(result),
     }
     for name, text in texts.items():
@@ -570,8 +762,10 @@ def write_report(result: ResultLike, out: str | Path) -> dict[str, Path]:
 
 
 __all__ = [
+    "REPORT_FILES",
     "as_dict",
     "html_report",
+    "latex_report",
     "latex_tables",
     "markdown_report",
     "pair_sentence",

@@ -187,6 +187,16 @@ class ManyModelResult:
         return out
 
     @property
+    def warnings(self) -> list[str]:
+        """Everything besides the data and the settings that shaped the numbers, in words: the
+        warnings issued while comparing (constant differences given a spread, data sets or folds
+        left out, a rope that looks like it is in other units, ...) and each pair's sampling
+        problems. The reports' Warnings section lists them."""
+        issued = self.__dict__.get("issued_warnings", [])
+        problems = [f"{a} vs {b}: {'; '.join(r)}." for (a, b), r in self.problems.items()]
+        return [*issued, *problems]
+
+    @property
     def dropped(self) -> list[str]:
         """One sentence per data set a pair dropped or used in part."""
         return [line for usage in self.usage.values() for line in usage.describe()]
@@ -251,7 +261,8 @@ class ManyModelResult:
         return as_dict(self)
 
     def write_report(self, out: Any) -> dict[str, Any]:
-        """Write report.md, report.html, tables.tex, pairs.csv and the figures into ``out``."""
+        """Write report.md, report.html, report.tex, tables.tex, pairs.csv and the figures into
+        ``out``."""
         from .report import write_report
 
         return write_report(self, out)

@@ -14,6 +14,7 @@ from .._validate import check_bool, check_fraction, check_int
 from ..data import CVData, as_cvdata
 from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
 from ..engines import Engine, SamplerSettings, get_engine
+from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SEED_BOUND, SeedLike, resolve_seed
 from ..stan_programs import load_program
@@ -161,6 +162,7 @@ def run_hierarchical_fit(
     return _complete_posterior(idata, model_input, delta_rng)
 
 
+@records_warnings
 def hierarchical_test(
     x: Any,
     y: Any = None,
@@ -402,7 +404,7 @@ def summarise_fit(
     diagnostics = compute_diagnostics(idata, DIAGNOSED, settings.max_treedepth)
     problems = diagnostic_problems(diagnostics)
     if warn:
-        warn_on_problems(problems, f"hierarchical test {cv.names[1]} vs {cv.names[0]}")
+        warn_on_problems(problems, f"hierarchical test {cv.names[0]} vs {cv.names[1]}")
     return HierarchicalResult(
         idata=idata,
         cv=cv,

@@ -215,7 +215,7 @@ class HierarchicalResult(ComparisonResult):
         )
         d = self.diagnostics
         lines = [
-            f"Bayesian hierarchical test: {second} vs {first} on {cv.q} data sets ({design}), "
+            f"Bayesian hierarchical test: {first} vs {second} on {cv.q} data sets ({design}), "
             f"rope {self.rope}",
             f"  difference d = {second} - {first}"
             + ("" if cv.higher_is_better else " (scores negated: lower is better)")

@@ -52,8 +52,8 @@ class JointPairResult(HierarchicalResult):
         lines = super().summary(alpha).splitlines()
         first, second = self.names
         lines[0] = (
-            f"Joint hierarchical model of {self.settings['models']} models, pair {second} vs "
-            f"{first} on {self.cv.q} data sets, rope {self.rope}"
+            f"Joint hierarchical model of {self.settings['models']} models, pair {first} vs "
+            f"{second} on {self.cv.q} data sets, rope {self.rope}"
         )
         return "\n".join(lines)
 
@@ -344,7 +344,7 @@ class JointResult(ManyModelResult):
         lines.append("Pairs (next data set | population mean):")
         for row in self.pairs.itertuples():
             lines.append(
-                f"  {row.second} vs {row.first}: P({row.first} better, rope, {row.second} better)"
+                f"  {row.first} vs {row.second}: P({row.first} better, rope, {row.second} better)"
                 f" = ({row.p_first_better:.3f}, {row.p_rope:.3f}, {row.p_second_better:.3f}) | "
                 f"({row.p_population_first_better:.3f}, {row.p_population_rope:.3f}, "
                 f"{row.p_population_second_better:.3f})"

@@ -1,0 +1,166 @@
+"""LaTeX for papers: booktabs tables aligned on the decimal point, and a standalone document.
+
+Every table is a ``table`` float in ``\\small`` with its caption above, ``\\toprule``,
+``\\midrule`` and ``\\bottomrule`` (booktabs); a column whose cells are all numbers (or empty) is
+a dcolumn ``D{.}{.}{n}`` column, ``n`` the decimals its cells carry, so that it is aligned on the
+decimal point and its minus signs are set as real minus signs (the cells are typeset in math
+mode). The packages needed are those of Debian's texlive-latex-base and
+texlive-latex-recommended: booktabs, dcolumn, graphicx, caption (no siunitx).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+#: The packages a table of this module needs (``\usepackage{...}`` in the preamble).
+TABLE_PACKAGES = ("booktabs", "dcolumn")
+
+#: Characters with a meaning in LaTeX, and the symbols the reports use, as LaTeX.
+_REPLACEMENTS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "_": r"\_",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "$": r"\$",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "±": r"$\pm$",
+    "−": r"$-$",
+    "×": r"$\times$",
+    "≤": r"$\le$",
+    "≥": r"$\ge$",
+    "δ": r"$\delta$",
+    "σ": r"$\sigma$",
+    "ν": r"$\nu$",
+    "μ": r"$\mu$",
+    "θ": r"$\theta$",
+    "₀": r"$_0$",
+    "…": r"\ldots{}",
+    "–": "--",
+    "—": "---",
+    ">": r"$>$",
+    "<": r"$<$",
+    "|": r"$|$",
+}
+_PATTERN = re.compile("|".join(re.escape(c) for c in _REPLACEMENTS))
+
+#: A cell of a decimal column: a number in plain notation, or empty.
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped, the reports' symbols as LaTeX and
+    "double quotes" as ``TeX quotes''."""
+    escaped = _PATTERN.sub(lambda match: _REPLACEMENTS[match.group(0)], str(text))
+    return re.sub(r'"([^"]*)"', r"``\1''", escaped)
+
+
+def decimals_of(cells: Sequence[str]) -> int | None:
+    """The decimals of a column whose non-empty cells are all plain numbers (the most any cell
+    has), or ``None`` when a cell is text (or every cell is empty)."""
+    filled = [cell.strip() for cell in cells if cell.strip()]
+    if not filled or not all(_NUMBER.match(cell) for cell in filled):
+        return None
+    return max(len(cell.split(".")[1]) if "." in cell else 0 for cell in filled)
+
+
+def _header(text: str, numeric: bool) -> str:
+    """A header cell; over a decimal column it is centred in a ``\\multicolumn``."""
+    escaped = latex_escape(text)
+    return rf"\multicolumn{{1}}{{c}}{{{escaped}}}" if numeric else escaped
+
+
+def latex_table(
+    table: pd.DataFrame,
+    caption: str,
+    label: str,
+    index: bool = False,
+    groups: Sequence[tuple[int, int, str]] = (),
+) -> str:
+    """A booktabs table of text cells, numeric columns aligned on the decimal point.
+
+    Parameters
+    ----------
+    table
+        Cells as text (numbers already formatted, one precision per column).
+    caption, label
+        The caption (escaped here) and the ``\\label``.
+    index
+        Whether the index is the first column.
+    groups
+        Headers spanning several columns, ``(first column, number of columns, text)``, set in a
+        row above the column headers with a ``\\cmidrule`` under each.
+    """
+    frame = table.rename_axis("").reset_index() if index else table
+    columns = [str(c) for c in frame.columns]
+    cells = [[("" if pd.isna(v) else str(v)) for v in frame[c]] for c in frame.columns]
+    decimals = [decimals_of(column) for column in cells]
+    spec = " ".join("l" if d is None else f"D{{.}}{{.}}{{{d}}}" for d in decimals)
+    lines = [
+        r"\begin{table}[htbp]",
+        r"\centering",
+        r"\small",
+        rf"\caption{{{latex_escape(caption)}}}",
+        rf"\label{{{label}}}",
+        rf"\begin{{tabular}}{{@{{}}{spec}@{{}}}}",
+        r"\toprule",
+    ]
+    if groups:
+        row, rules, at = [], [], 0
+        for start, span, text in groups:
+            row += [""] * (start - at) + [rf"\multicolumn{{{span}}}{{c}}{{{latex_escape(text)}}}"]
+            rules.append(rf"\cmidrule(lr){{{start + 1}-{start + span}}}")
+            at = start + span
+        row += [""] * (len(columns) - at)
+        lines += [" & ".join(row) + r" \\", " ".join(rules)]
+    lines.append(" & ".join(_header(c, d is not None) for c, d in zip(columns, decimals)) + r" \\")
+    lines.append(r"\midrule")
+    for i in range(len(frame)):
+        row = [
+            cells[j][i] if decimals[j] is not None else latex_escape(cells[j][i])
+            for j in range(len(columns))
+        ]
+        lines.append(" & ".join(row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+#: Preamble of the standalone report (packages of texlive-latex-base and -recommended only; the
+#: bullet from the math fonts, as the text-companion one is a bitmap font in some TeX setups).
+PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage[utf8]{inputenc}
+\usepackage[margin=2.5cm]{geometry}
+\usepackage{booktabs}
+\usepackage{dcolumn}
+\usepackage{graphicx}
+\usepackage[font=small,labelfont=bf]{caption}
+\renewcommand{\labelitemi}{$\bullet$}
+\sloppy
+"""
+
+
+def latex_document(title: str, body: Sequence[str]) -> str:
+    """A standalone article: the preamble, the title and the body's parts in order."""
+    return (
+        PREAMBLE
+        + rf"\title{{{latex_escape(title)}}}"
+        + "\n\\date{}\n\\begin{document}\n\\maketitle\n\n"
+        + "\n\n".join(body)
+        + "\n\n\\end{document}\n"
+    )
+
+
+__all__ = [
+    "PREAMBLE",
+    "TABLE_PACKAGES",
+    "decimals_of",
+    "latex_document",
+    "latex_escape",
+    "latex_table",
+]
