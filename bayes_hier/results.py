@@ -17,6 +17,7 @@ from .decision import (
     outcome_labels,
     posterior_odds,
 )
+from .formatting import toward_half
 from .probabilities import Probabilities
 from .rope import Rope
 from .sensitivity import plot_rope_sensitivity, rope_sensitivity
@@ -117,7 +118,7 @@ class ComparisonResult:
         for key, p in zip(OUTCOMES, probs):
             if key == "rope" and self.rope.is_empty:
                 continue
-            lines.append(f"{indent}P({self.labels[key]:<{width}}) = {p:.4f}")
+            lines.append(f"{indent}P({self.labels[key]:<{width}}) = {toward_half(p, 4)}")
         return lines
 
     def _decision_lines(self, alpha: float = 0.05) -> list[str]:

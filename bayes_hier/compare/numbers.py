@@ -1,32 +1,19 @@
 """Numbers as text in the reports: probabilities that never cross a threshold by rounding, and
 one precision per table column.
 
-A probability is rounded toward 1/2 (down above 1/2, up below it), so that a printed value is
-never on the far side of a decision threshold from the true one: 0.9499 prints as 0.949, not
-0.950, and 0.0501 as 0.051, not 0.050. It is exact at the thresholds themselves (0.95 prints as
-0.950) because the decimal expansion of the float's shortest representation is used.
+Probabilities are rounded toward 1/2 (:func:`~bayes_hier.formatting.toward_half`), so that a
+printed value is never on the far side of a decision threshold from the true one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+from ..formatting import toward_half
 
 #: Most decimals a column of estimates gets (the smallest |value| that still shows is 1e-6).
 MAX_DECIMALS = 6
-
-
-def toward_half(p: float, digits: int = 3) -> str:
-    """``p`` with ``digits`` decimals, rounded toward 1/2: down when ``p >= 0.5``, up below.
-
-    >>> toward_half(0.9499), toward_half(0.95), toward_half(0.0501), toward_half(1.0)
-    ('0.949', '0.950', '0.051', '1.000')
-    """
-    if not math.isfinite(p):
-        return ""
-    rounding = ROUND_FLOOR if p >= 0.5 else ROUND_CEILING
-    return str(Decimal(repr(float(p))).quantize(Decimal(1).scaleb(-digits), rounding=rounding))
 
 
 def probability_text(p: float) -> str:

@@ -502,6 +502,12 @@ def ranking_tables(result: ResultLike) -> list[Block]:
     ]
 
 
+def pairs_caption(result: ResultLike) -> str:
+    """The caption of the pairs table: the sign convention and what the estimate is."""
+    what = pair_estimate(_first_pair(result)).what
+    return f"Pairs: first vs second, d = second - first ({what})"
+
+
 def report_blocks(result: ResultLike) -> list[Block]:
     """The report's content, in order."""
     pair = _first_pair(result)
@@ -517,7 +523,7 @@ def report_blocks(result: ResultLike) -> list[Block]:
         Block("heading", "Results"),
         Block("bullets", result.sentences()),
         *ranking_tables(result),
-        Block("table", display_pairs(result), "Pairs", key="pairs"),
+        Block("table", display_pairs(result), pairs_caption(result), key="pairs"),
         Block(
             "table", display_matrix(result, "better"), "P(row better than column)", True, "better"
         ),

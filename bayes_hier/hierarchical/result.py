@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..data import CVData
 from ..decision import OUTCOMES
+from ..formatting import toward_half
 from ..probabilities import (
     Probabilities,
     argmax_shares,
@@ -55,7 +56,7 @@ class PopulationSummary:
         return (
             f"mean {self.mean:.4g}, {self.hdi_prob:.0%} HDI [{self.hdi_low:.4g}, "
             f"{self.hdi_high:.4g}]; P(left, rope, right) = "
-            f"({self.probs.left:.3f}, {self.probs.rope:.3f}, {self.probs.right:.3f})"
+            f"({', '.join(toward_half(p) for p in self.probs)})"
         )
 
 

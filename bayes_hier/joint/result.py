@@ -21,6 +21,7 @@ import xarray as xr
 from ..compare.result import ManyModelResult
 from ..data import CVData
 from ..diagnostics import diagnostic_problems, warn_on_problems
+from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
 from ..probabilities import region_shares
 from ..rope import Rope
@@ -56,6 +57,11 @@ class JointPairResult(HierarchicalResult):
             f"{second} on {self.cv.q} data sets, rope {self.rope}"
         )
         return "\n".join(lines)
+
+
+def _three(*probabilities: float) -> str:
+    """Probabilities with three decimals rounded toward 1/2, comma-separated."""
+    return ", ".join(toward_half(p) for p in probabilities)
 
 
 def pair_result(
@@ -345,9 +351,13 @@ class JointResult(ManyModelResult):
         for row in self.pairs.itertuples():
             lines.append(
                 f"  {row.first} vs {row.second}: P({row.first} better, rope, {row.second} better)"
-                f" = ({row.p_first_better:.3f}, {row.p_rope:.3f}, {row.p_second_better:.3f}) | "
-                f"({row.p_population_first_better:.3f}, {row.p_population_rope:.3f}, "
-                f"{row.p_population_second_better:.3f})"
+                f" = ({_three(row.p_first_better, row.p_rope, row.p_second_better)}) | ("
+                + _three(
+                    row.p_population_first_better,
+                    row.p_population_rope,
+                    row.p_population_second_better,
+                )
+                + ")"
             )
         lines.append(
             f"MCMC ({self.settings.get('engine')}, {d['chains']} chains x {d['draws']} draws, "
