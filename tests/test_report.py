@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bayes_hier import compare
-from bayes_hier.compare.latex import decimals_of, latex_escape, latex_table
+from bayes_hier.compare.latex import digits_of, latex_escape, latex_table
 from bayes_hier.compare.numbers import column_decimals, fixed, probability_text, toward_half
 from bayes_hier.compare.report import display_pairs, latex_tables, paper_pairs, warning_lines
 from bayes_hier.examples import load_uci_weka
@@ -69,10 +69,10 @@ def test_one_precision_per_column():
 # ------------------------------------------------------------------------- LaTeX pieces
 def test_latex_escape_and_decimal_columns():
     assert latex_escape('j48_gr & "x" ±1 50%') == r"j48\_gr \& ``x'' $\pm$1 50\%"
-    assert decimals_of(["-0.40", "1.25", ""]) == 2 and decimals_of(["0.1", "n/a"]) is None
+    assert digits_of(["-0.40", "1.25", "12", ""]) == (2, 2) and digits_of(["0.1", "n/a"]) is None
     table = pd.DataFrame({"Model": ["a_1", "b"], "Mean": ["-0.41", "1.20"], "n": ["3", "12"]})
     tex = latex_table(table, "Caption with 5%", "tab:x")
-    assert r"\begin{tabular}{@{}l D{.}{.}{2} D{.}{.}{0}@{}}" in tex
+    assert r"\begin{tabular}{@{}l D{.}{.}{2.2} D{.}{.}{2.0}@{}}" in tex
     assert r"\multicolumn{1}{c}{Mean}" in tex and r"a\_1 & -0.41 & 3 \\" in tex
     assert r"\caption{Caption with 5\%}" in tex and r"\small" in tex
 
@@ -142,7 +142,7 @@ def test_dropped_data_sets_are_warnings(uci):
 
 
 @pytest.mark.stan
-def test_constant_differences_and_their_spread_are_in_the_reports(uci):
+def test_constant_differences_and_their_spread_are_in_the_reports(uci, tmp_path):
     """j48 vs j48gr: 14 data sets have the same difference on every fold and are given a
     spread of half the rope width; the reports say so (Markdown and HTML)."""
     with warnings.catch_warnings():
@@ -159,6 +159,11 @@ def test_constant_differences_and_their_spread_are_in_the_reports(uci):
     )
     tex = latex_tables(result)
     assert r"\multicolumn{2}{c}{95\% HDI}" in tex and "tab:diagnostics" in tex
+    if PDFLATEX is not None:  # the widest tables (HDI, diagnostics) fit the page too
+        result.write_report(tmp_path)
+        (tmp_path / "article.tex").write_text(ARTICLE)
+        for name in ("article.tex", "report.tex"):
+            assert "Overfull \\hbox" not in pdflatex(tmp_path, name)
 
 
 # ------------------------------------------------------------------------- pdflatex
@@ -225,7 +230,7 @@ def test_tables_tex_fits_a_one_column_article(cli_report):
     assert tex.count(r"\begin{table}") == 3 and tex.count(r"\small") == 3
     # at most 8 columns in every table
     for spec in re.findall(r"\\begin\{tabular\}\{@\{\}(.*)@\{\}\}", tex):
-        assert len(re.findall(r"D\{\.\}\{\.\}\{\d\}|\bl\b", spec)) <= 8
+        assert len(re.findall(r"D\{\.\}\{\.\}\{\d\.\d\}|\bl\b", spec)) <= 8
 
 
 @pytest.mark.slow

@@ -1,11 +1,12 @@
 """LaTeX for papers: booktabs tables aligned on the decimal point, and a standalone document.
 
-Every table is a ``table`` float in ``\\small`` with its caption above, ``\\toprule``,
-``\\midrule`` and ``\\bottomrule`` (booktabs); a column whose cells are all numbers (or empty) is
-a dcolumn ``D{.}{.}{n}`` column, ``n`` the decimals its cells carry, so that it is aligned on the
-decimal point and its minus signs are set as real minus signs (the cells are typeset in math
-mode). The packages needed are those of Debian's texlive-latex-base and
-texlive-latex-recommended: booktabs, dcolumn, graphicx, caption (no siunitx).
+Every table is a ``table`` float in ``\\small`` (columns 4 pt apart on each side) with its
+caption above, ``\\toprule``, ``\\midrule`` and ``\\bottomrule`` (booktabs); a column whose
+cells are all numbers (or empty) is a dcolumn ``D{.}{.}{x.y}`` column (``x`` integer and ``y``
+decimal digits), so that it is aligned on the decimal point and its minus signs are set as real
+minus signs (the cells are typeset in math mode). The packages needed are those of Debian's
+texlive-latex-base and texlive-latex-recommended: booktabs, dcolumn, graphicx, caption (no
+siunitx).
 """
 
 from __future__ import annotations
@@ -61,13 +62,23 @@ def latex_escape(text: str) -> str:
     return re.sub(r'"([^"]*)"', r"``\1''", escaped)
 
 
-def decimals_of(cells: Sequence[str]) -> int | None:
-    """The decimals of a column whose non-empty cells are all plain numbers (the most any cell
-    has), or ``None`` when a cell is text (or every cell is empty)."""
+def digits_of(cells: Sequence[str]) -> tuple[int, int] | None:
+    """The widest integer part (a minus sign counted as a digit) and the most decimals of a
+    column whose non-empty cells are all plain numbers, or ``None`` when a cell is text (or
+    every cell is empty)."""
     filled = [cell.strip() for cell in cells if cell.strip()]
     if not filled or not all(_NUMBER.match(cell) for cell in filled):
         return None
-    return max(len(cell.split(".")[1]) if "." in cell else 0 for cell in filled)
+    parts = [[*cell.split("."), ""] for cell in filled]
+    return max(len(part[0]) for part in parts), max(len(part[1]) for part in parts)
+
+
+def decimal_column(digits: tuple[int, int]) -> str:
+    """The dcolumn column of numbers with ``digits = (integer, decimal)`` digits: aligned on the
+    point and only as wide as its numbers (``D{.}{.}{x.y}``; a single ``y`` would centre the point
+    and waste the width of the longer side)."""
+    left, right = digits
+    return f"D{{.}}{{.}}{{{left}.{right}}}" if right else f"D{{.}}{{.}}{{{left}.0}}"
 
 
 def _header(text: str, numeric: bool) -> str:
@@ -100,12 +111,13 @@ def latex_table(
     frame = table.rename_axis("").reset_index() if index else table
     columns = [str(c) for c in frame.columns]
     cells = [[("" if pd.isna(v) else str(v)) for v in frame[c]] for c in frame.columns]
-    decimals = [decimals_of(column) for column in cells]
-    spec = " ".join("l" if d is None else f"D{{.}}{{.}}{{{d}}}" for d in decimals)
+    decimals = [digits_of(column) for column in cells]
+    spec = " ".join("l" if d is None else decimal_column(d) for d in decimals)
     lines = [
         r"\begin{table}[htbp]",
         r"\centering",
         r"\small",
+        r"\setlength{\tabcolsep}{4pt}",
         rf"\caption{{{latex_escape(caption)}}}",
         rf"\label{{{label}}}",
         rf"\begin{{tabular}}{{@{{}}{spec}@{{}}}}",
@@ -159,7 +171,8 @@ def latex_document(title: str, body: Sequence[str]) -> str:
 __all__ = [
     "PREAMBLE",
     "TABLE_PACKAGES",
-    "decimals_of",
+    "decimal_column",
+    "digits_of",
     "latex_document",
     "latex_escape",
     "latex_table",

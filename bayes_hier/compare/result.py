@@ -193,7 +193,10 @@ class ManyModelResult:
         left out, a rope that looks like it is in other units, ...) and each pair's sampling
         problems. The reports' Warnings section lists them."""
         issued = self.__dict__.get("issued_warnings", [])
-        problems = [f"{a} vs {b}: {'; '.join(r)}." for (a, b), r in self.problems.items()]
+        problems = []
+        for (a, b), reasons in self.problems.items():
+            where = f"{a} vs {b}" if (a, b) in self.pair_results else a  # e.g. a joint fit
+            problems.append(f"{where}: {'; '.join(r.rstrip('.') for r in reasons)}.")
         return [*issued, *problems]
 
     @property
