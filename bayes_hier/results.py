@@ -112,6 +112,10 @@ class ComparisonResult:
         problems = getattr(self, "settings", {}).get("problems", [])
         return [*issued, *problems]
 
+    def _warning_lines(self) -> list[str]:
+        """:attr:`warnings` as the last lines of a summary, one "Warning: ..." each."""
+        return [f"Warning: {text}" for text in self.warnings]
+
     def _probability_lines(self, probs: Probabilities, indent: str = "  ") -> list[str]:
         width = max(len(label) for label in self.labels.values())
         lines = []

@@ -240,3 +240,26 @@ def test_report_tex_compiles_standalone(cli_report):
     assert "Overfull \\hbox" not in log
     assert "LaTeX Warning: File" not in log  # every figure was found
     assert (cli_report / "report.pdf").stat().st_size > 20_000
+
+
+def test_decisions_never_print_a_probability_across_the_threshold():
+    from bayes_hier.decision import decide
+    from bayes_hier.probabilities import Probabilities
+
+    below = decide(Probabilities(0.9499, 0.05, 0.0001), ("a", "b"))
+    assert (
+        str(below) == "inconclusive: no outcome has probability above 0.95 (the largest is 0.949)"
+    )
+    above = decide(Probabilities(0.0, 0.0002, 0.9998), ("a", "b"))
+    assert str(above) == "b better (probability 0.999 > 0.95)"
+
+
+def test_two_model_summaries_end_with_their_warnings(uci):
+    from bayes_hier import signed_rank_test
+
+    with pytest.warns(RopeScaleWarning) as caught:
+        result = signed_rank_test(uci, rope=0.01, models=("nbc", "hnb"), seed=1, nsamples=2000)
+    assert caught[0].filename == __file__  # issued at the caller's line
+    [text] = result.warnings
+    assert result.summary().splitlines()[-1] == f"Warning: {text}"
+    assert "give the rope in percentage points (e.g. rope=1)" in text

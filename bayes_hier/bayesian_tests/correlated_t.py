@@ -166,7 +166,7 @@ class CorrelatedTResult(BayesianTestResult):
             *self._probability_lines(self.probs),
             *self._decision_lines(alpha),
         ]
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
     # ------------------------------------------------------------------ plots
     def plot_density(self, ax: Axes | None = None) -> Figure:

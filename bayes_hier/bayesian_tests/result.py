@@ -144,7 +144,7 @@ class SimplexResult(BayesianTestResult):
             *self._decision_lines(alpha),
             f"{s['nsamples']} posterior samples, {prior}, seed {s['seed']}",
         ]
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
     # ------------------------------------------------------------------ plots
     def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:

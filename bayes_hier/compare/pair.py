@@ -152,7 +152,7 @@ class MirroredResult(ComparisonResult):
         ]
         if not math.isnan(estimate.mean):
             lines.append(f"difference {second} - {first}: {estimate.mean:.4g} ({estimate.what})")
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
 
 @pair_estimate.register

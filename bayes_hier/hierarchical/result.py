@@ -237,7 +237,7 @@ class HierarchicalResult(ComparisonResult):
             lines.append(
                 f"Perturbed (constant differences): {', '.join(self.model_input.perturbed)}"
             )
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
     # ------------------------------------------------------------------ plots
     def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:
