@@ -18,7 +18,8 @@ from bayes_hier import CVData, compare, correlated_ttest, sign_test, signed_rank
 from bayes_hier.compare import ManyModelResult, MissingDataWarning, mirror, model_scores
 from bayes_hier.compare.columns import detect_columns
 from bayes_hier.compare.core import pair_seed
-from bayes_hier.compare.report import pair_sentence, probability_text
+from bayes_hier.compare.numbers import probability_text
+from bayes_hier.compare.sentences import pair_sentence
 from bayes_hier.frequentist import critical_difference, friedman, wilcoxon_holm
 from bayes_hier.probabilities import Probabilities
 from bayes_hier.seeding import derive_seed

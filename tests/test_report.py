@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from bayes_hier import compare
 from bayes_hier.compare.latex import digits_of, latex_escape, latex_table
 from bayes_hier.compare.numbers import column_decimals, fixed, probability_text, toward_half
-from bayes_hier.compare.report import display_pairs, latex_tables, paper_pairs, warning_lines
+from bayes_hier.compare.sentences import warning_lines
+from bayes_hier.compare.tables import display_pairs, latex_tables, paper_pairs
 from bayes_hier.examples import load_uci_weka
 from bayes_hier.rope import RopeScaleWarning
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -168,6 +169,40 @@ def latex_document(title: str, body: Sequence[str]) -> str:
     )
 
 
+def render_latex(blocks: Sequence[Any], tables: dict[str, str], figure_dir: str = "figures") -> str:
+    """A standalone LaTeX document of a report's blocks (``kind``, ``content``, ``caption``,
+    ``index``, ``key``: see :class:`~bayes_hier.compare.report.Block`).
+
+    ``tables`` (key -> LaTeX) replace the table blocks of the same key (the pairs table is
+    followed by the diagnostics table, when there is one); the other tables are set by
+    :func:`latex_table`.
+    """
+    body = []
+    for number, block in enumerate(blocks[1:], start=1):
+        if block.kind == "heading":
+            body.append(rf"\section*{{{latex_escape(block.content)}}}")
+        elif block.kind == "paragraph":
+            body.append(latex_escape(block.content))
+        elif block.kind == "bullets":
+            items = "\n".join(rf"  \item {latex_escape(line)}" for line in block.content)
+            body.append(f"\\begin{{itemize}}\n{items}\n\\end{{itemize}}")
+        elif block.kind == "table":
+            if block.key in tables:
+                body.append(tables[block.key])
+                if block.key == "pairs" and "diagnostics" in tables:
+                    body.append(tables["diagnostics"])
+            else:
+                label = f"tab:{block.key or number}"
+                body.append(latex_table(block.content, block.caption, label, block.index))
+        elif block.kind == "figure":
+            body.append(
+                "\\begin{figure}[htbp]\n\\centering\n"
+                rf"\includegraphics[width=\linewidth]{{{figure_dir}/{block.content}.png}}"
+                f"\n\\caption{{{latex_escape(block.caption)}}}\n\\end{{figure}}"
+            )
+    return latex_document(blocks[0].content, body)
+
+
 __all__ = [
     "PREAMBLE",
     "TABLE_PACKAGES",
@@ -176,4 +211,5 @@ __all__ = [
     "latex_document",
     "latex_escape",
     "latex_table",
+    "render_latex",
 ]

@@ -216,7 +216,7 @@ class ManyModelResult:
     # ------------------------------------------------------------------ text and tables
     def sentences(self) -> list[str]:
         """One sentence per pair stating its decision with the probability behind it."""
-        from .report import pair_sentence
+        from .sentences import pair_sentence
 
         return [pair_sentence(self, pair) for pair in self.pair_results]
 
@@ -253,7 +253,7 @@ class ManyModelResult:
 
     def to_latex(self) -> str:
         """booktabs tables (pairs, the probability matrix, mean ranks) ready for a paper."""
-        from .report import latex_tables
+        from .tables import latex_tables
 
         return latex_tables(self)
 
