@@ -118,6 +118,9 @@ def test_hierarchical_test_prints_the_models_in_the_order_given(frame):
     assert lines[0].startswith("Bayesian hierarchical test: nbc vs hnb on 8 data sets")
     assert lines[1].startswith("  difference d = hnb - nbc")
     assert result.population.mean > 0  # hnb is better by 0.01
+    titles = [ax.get_title() for ax in result.plot().axes]
+    assert "nbc vs hnb: shrinkage of the per-data-set differences" in titles
+    assert "nbc vs hnb: population of differences" in titles
 
 
 @pytest.mark.stan
