@@ -13,14 +13,15 @@ JOBS ?= 2
 PAPER_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 export MPLBACKEND := Agg
 
-.PHONY: demo test lint bench clean paper paper-quick calibrate calibrate-joint docs demo-many report-screenshot
+.PHONY: demo test check lint bench clean paper paper-quick calibrate calibrate-joint docs demo-many report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The pystan extra: the embedded engine, for machines without CmdStan.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e ".[pystan]"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -50,10 +51,24 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check bayes_hier tests benchmarks notebooks
 	$(BIN)/ruff format --check bayes_hier tests benchmarks notebooks
 
+# For every edit (under 3 minutes on 2 cores): lint and every test that needs neither Stan, notebooks,
+# the wheel, worker processes nor Dask (those are marked slow).
+check: lint
+	$(BIN)/python -m pytest -q -m "not slow" --durations=10
+
 # The whole suite: lint, the documentation site (warnings fail), then every test (Stan fits and
 # notebook runs included; select with -m stan / -m notebook).
 test: lint docs
 	$(BIN)/python -m pytest -ra --durations=15
+
+# The Stan tests again on the cmdstanpy engine, where a CmdStan is installed
+# (python -c "import cmdstanpy; cmdstanpy.install_cmdstan()", or CMDSTAN=/path/to/cmdstan).
+.PHONY: test-cmdstan
+test-cmdstan: $(VENV)/.installed-test
+	@$(BIN)/python -c 'from bayes_hier.engines import CMDSTAN_INSTALL, CmdStanPyEngine; \
+		CmdStanPyEngine.available() or exit("make test-cmdstan: no CmdStan found; install " \
+		f"one with {CMDSTAN_INSTALL} or point the variable CMDSTAN at one.")'
+	BAYES_HIER_ENGINE=cmdstanpy $(BIN)/python -m pytest -ra -m "stan and not notebook and not wheel"
 
 # Issue 13's benchmarks: the targets' table and sections in benchmarks/RESULTS.md (and .json).
 # One section alone: make bench BENCH_ONLY=robustness; all 120 pairs of target 8: SCALE=full.
@@ -82,7 +97,7 @@ calibrate-joint: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.calibration.joint_run --out results/calibration-joint --jobs $(JOBS)
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[docs]"
+	$(BIN)/pip install --quiet -e ".[docs,pystan]"
 	touch $@ $(VENV)/.installed
 
 # The HTML site in docs/_build/html, offline; warnings (nitpicky cross-references included) fail.

@@ -11,6 +11,7 @@ rope, right = the second model is better.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from . import _quiet_import  # noqa: F401  (first: imports arviz quietly, before any module does)
 from .bayesian_tests import (
     CorrelatedTResult,
     SimplexResult,

@@ -21,7 +21,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from ._validate import check_bool, check_int, check_pair_names
-from .issued import caller_stacklevel
+from .callers import user_stacklevel
 from .rope import Rope, RopeLike
 
 #: More results than this per data set with ``runs`` not given trigger a warning.
@@ -103,7 +103,7 @@ def warn_if_one_run_assumed(folds: int, reason: str, fix: str) -> None:
             f"{reason}: the {folds} results per data set are taken as one run of {folds}-fold "
             f"cross-validation (rho = 1/{folds}). For repeated cross-validation {fix}.",
             UserWarning,
-            stacklevel=caller_stacklevel(),
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -80,28 +80,41 @@ def posterior_odds(
     )
 
 
+#: The outcome of a result whose sampler did not converge: no outcome is declared.
+NOT_CONVERGED = "not converged"
+
+
 @dataclass(frozen=True)
 class Decision:
-    """The outcome declared at level ``alpha``, or ``"inconclusive"``.
+    """The outcome declared at level ``alpha``, ``"inconclusive"``, or ``"not converged"``.
 
     Attributes
     ----------
     outcome
-        ``"left"``, ``"rope"``, ``"right"`` or ``"inconclusive"``.
+        ``"left"``, ``"rope"``, ``"right"``, ``"inconclusive"`` or ``"not converged"`` (the MCMC
+        diagnostics failed: the probabilities are not trustworthy enough to declare anything).
     label
         The outcome in words, with the models' names.
     probability
         The probability of the most probable outcome.
     alpha
         The level: an outcome is declared when its probability exceeds ``1 - alpha``.
+    problems
+        For ``"not converged"``: the failed diagnostics, each with its fix.
     """
 
     outcome: str
     label: str
     probability: float
     alpha: float
+    problems: tuple[str, ...] = ()
 
     def __str__(self) -> str:
+        if self.outcome == NOT_CONVERGED:
+            return (
+                "not converged: no outcome is declared from draws that failed the MCMC "
+                f"diagnostics ({' '.join(self.problems)})"
+            )
         if self.outcome == "inconclusive":
             return (
                 f"inconclusive: no outcome has probability above {1 - self.alpha:g} "
@@ -110,12 +123,21 @@ class Decision:
         return f"{self.label} (probability {toward_half(self.probability)} > {1 - self.alpha:g})"
 
 
-def decide(probs: Probabilities, names: tuple[str, str], alpha: float = 0.05) -> Decision:
-    """Declare the outcome whose probability exceeds ``1 - alpha``, else ``"inconclusive"``."""
+def decide(
+    probs: Probabilities,
+    names: tuple[str, str],
+    alpha: float = 0.05,
+    problems: tuple[str, ...] | list[str] = (),
+) -> Decision:
+    """Declare the outcome whose probability exceeds ``1 - alpha``, else ``"inconclusive"``;
+    ``"not converged"`` whatever the probabilities when the sampler's convergence ``problems``
+    (:func:`~bayes_hier.diagnostics.convergence_problems`) are not empty."""
     alpha = check_fraction(alpha, "alpha")
     best = int(np.argmax(probs))
     outcome = OUTCOMES[best]
     probability = float(probs[best])
+    if problems:
+        return Decision(NOT_CONVERGED, NOT_CONVERGED, probability, alpha, tuple(problems))
     if probability > 1 - alpha:
         return Decision(outcome, outcome_labels(names)[outcome], probability, alpha)
     return Decision("inconclusive", "inconclusive", probability, alpha)

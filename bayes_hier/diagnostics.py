@@ -225,7 +225,31 @@ def compute_diagnostics(
 def diagnostic_problems(
     diagnostics: dict[str, float], thresholds: DiagnosticThresholds = DiagnosticThresholds()
 ) -> list[str]:
-    """Concrete messages, one per failed check (empty when all pass)."""
+    """Concrete messages, one per failed check (empty when all pass): the convergence checks
+    (:func:`convergence_problems`) and the efficiency checks (tree depth, E-BFMI)."""
+    problems = convergence_problems(diagnostics, thresholds)
+    if diagnostics["max_treedepth_hits"] > 0:
+        problems.append(
+            f"{diagnostics['max_treedepth_hits']} transitions hit the maximum tree depth: "
+            "sampling was cut short. Increase max_treedepth (e.g. 12)."
+        )
+    if diagnostics["min_ebfmi"] < thresholds.min_ebfmi:
+        problems.append(
+            f"E-BFMI is {diagnostics['min_ebfmi']:.2f} < {thresholds.min_ebfmi} in some chain: "
+            "the momentum resampling explores the energy poorly (a heavy-tailed or funnel-shaped "
+            "posterior). Run longer (warmup=2000, draws=2000) and check the parameters' "
+            "trace plots (arviz.plot_trace)."
+        )
+    return problems
+
+
+def convergence_problems(
+    diagnostics: dict[str, float], thresholds: DiagnosticThresholds = DiagnosticThresholds()
+) -> list[str]:
+    """The failed checks that make the draws unfit for a decision, each with its fix: divergent
+    transitions (part of the posterior missed), R-hat above the threshold and bulk or tail ESS
+    below it, or not computable (Vehtari et al. 2021). A result with any of them reports its
+    probabilities but declares no outcome ("not converged")."""
     problems = []
     chains = diagnostics["chains"]
     min_ess = thresholds.min_ess_per_chain * chains
@@ -257,18 +281,6 @@ def diagnostic_problems(
                 f"({thresholds.min_ess_per_chain:.0f} per chain): too few effective draws for "
                 f"reliable {kind} estimates. Increase draws."
             )
-    if diagnostics["max_treedepth_hits"] > 0:
-        problems.append(
-            f"{diagnostics['max_treedepth_hits']} transitions hit the maximum tree depth: "
-            "sampling was cut short. Increase max_treedepth (e.g. 12)."
-        )
-    if diagnostics["min_ebfmi"] < thresholds.min_ebfmi:
-        problems.append(
-            f"E-BFMI is {diagnostics['min_ebfmi']:.2f} < {thresholds.min_ebfmi} in some chain: "
-            "the momentum resampling explores the energy poorly (a heavy-tailed or funnel-shaped "
-            "posterior). Run longer (warmup=2000, draws=2000) and check the parameters' "
-            "trace plots (arviz.plot_trace)."
-        )
     return problems
 
 

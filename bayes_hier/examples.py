@@ -1,4 +1,4 @@
-"""Example data: the real UCI/WEKA cross-validation results and a simulator of CV results.
+"""Example data: the real UCI/WEKA cross-validation results and simulators of CV results.
 
 The real data (5 classifiers × 54 data sets × 10 runs of 10-fold CV, accuracy in percent) ship
 with the package, gzip-compressed, as ``bayes_hier/example_data/uci_weka_10x10cv.csv.gz`` (its
@@ -100,32 +100,18 @@ def equicorrelated_normal(
     return mean[:, None] + sigma[:, None] * (np.sqrt(1 - rho) * own + np.sqrt(rho) * shared)
 
 
-def simulate_cv(
-    deltas: np.ndarray | list[float],
-    *,
-    runs: int = 10,
-    folds: int = 10,
-    sigma: float = 0.02,
-    base_accuracy: float = 0.8,
-    names: tuple[str, str] = ("A", "B"),
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Simulated tidy cross-validation results of two models on ``len(deltas)`` data sets.
+def kronecker_normal(
+    mean: np.ndarray, cov: np.ndarray, rho: float, n: int, rng: np.random.Generator
+) -> np.ndarray:
+    """n rows x_1..x_n (an n × k matrix X) with E[X] = 1 meanᵀ and Cov(vec X) = cov ⊗ R(ρ).
 
-    The differences of data set i follow the generative model of the hierarchical test: MVN with
-    mean ``deltas[i]``, standard deviation ``sigma`` and correlation ``rho = 1 / folds``. Scores of
-    the first model are ``base_accuracy`` plus N(0, sigma/2) noise; the second model's are the
-    first's plus the difference.
+    vec stacks the columns, so column a (one model over the folds) has covariance cov_aa R and
+    row j (one fold over the models) has covariance cov; R = (1 − ρ)I + ρ11ᵀ (the fold scores of k
+    models on one data set, Nadeau & Bengio's ρ = 1/folds). Construction: E with independent
+    equicorrelated columns (:func:`equicorrelated_normal`, Cov(vec E) = I ⊗ R), then
+    X = 1 meanᵀ + E Lᵀ with L Lᵀ = cov, since vec(E Lᵀ) = (L ⊗ I) vec E.
     """
-    rng = np.random.default_rng(seed)
-    deltas = np.asarray(deltas, float)
-    n = runs * folds
-    differences = equicorrelated_normal(deltas, np.full(deltas.size, sigma), 1 / folds, n, rng)
-    first = base_accuracy + rng.normal(0, sigma / 2, (deltas.size, n))
-    rows = []
-    for i in range(deltas.size):
-        for j in range(n):
-            key = {"dataset": f"sim{i:02d}", "run": j // folds, "fold": j % folds}
-            rows.append({**key, "model": names[0], "score": first[i, j]})
-            rows.append({**key, "model": names[1], "score": first[i, j] + differences[i, j]})
-    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+    mean = np.asarray(mean, float)
+    root = np.linalg.cholesky(np.asarray(cov, float))
+    noise = equicorrelated_normal(np.zeros(mean.size), 1.0, rho, n, rng).T
+    return mean + noise @ root.T

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import sysconfig
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from .callers import user_stacklevel
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,15 +50,6 @@ def is_package_warning(warning: warnings.WarningMessage) -> bool:
     return warning.category is UserWarning and not path.startswith(_LIBRARY_DIRECTORIES)
 
 
-def caller_stacklevel() -> int:
-    """The ``stacklevel`` that makes a ``warnings.warn`` in the calling function point at the
-    innermost frame outside the package (the user's line)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and issued_in_package(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def records_warnings(function: F) -> F:
     """Decorate a test: its result gets ``issued_warnings``, the texts of the package's warnings
     issued during the call (sampling warnings excepted); every warning is issued again at the
@@ -73,7 +65,7 @@ def records_warnings(function: F) -> F:
         for warning in caught:
             if is_package_warning(warning) and not issubclass(warning.category, SamplingWarning):
                 texts.append(str(warning.message))
-            warnings.warn(warning.message, stacklevel=caller_stacklevel())
+            warnings.warn(warning.message, stacklevel=user_stacklevel())
         earlier = list(getattr(result, "issued_warnings", []))
         result.issued_warnings = [*earlier, *(t for t in texts if t not in earlier)]
         return result
@@ -82,7 +74,6 @@ def records_warnings(function: F) -> F:
 
 
 __all__ = [
-    "caller_stacklevel",
     "is_package_warning",
     "issued_in_package",
     "records_warnings",

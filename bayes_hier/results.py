@@ -99,9 +99,16 @@ class ComparisonResult:
         """Posterior odds of each pair of outcomes with Raftery's evidence grade."""
         return posterior_odds(self.probs, self.names, include_rope=not self.rope.is_empty)
 
+    @property
+    def convergence_problems(self) -> tuple[str, ...]:
+        """The failed MCMC convergence checks of the fit behind the result (none for the tests
+        that do not sample with MCMC)."""
+        return ()
+
     def decision(self, alpha: float = 0.05) -> Decision:
-        """The outcome with probability above ``1 - alpha``, or ``"inconclusive"``."""
-        return decide(self.probs, self.names, alpha)
+        """The outcome with probability above ``1 - alpha``, or ``"inconclusive"``; ``"not
+        converged"`` when the fit failed its convergence checks (:attr:`convergence_problems`)."""
+        return decide(self.probs, self.names, alpha, self.convergence_problems)
 
     @property
     def warnings(self) -> list[str]:

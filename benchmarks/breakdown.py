@@ -24,7 +24,8 @@ from typing import Any
 
 import arviz as az
 
-import bayes_hier.hierarchical.fit as fit_module
+import bayes_hier.fitting.driver as driver_module
+import bayes_hier.hierarchical.model as model_module
 from bayes_hier import CVData, hierarchical_test
 
 
@@ -56,8 +57,12 @@ def timers() -> Iterator[dict[str, float]]:
     patches = [
         (stan, "build", build),
         (az, "from_pystan", timed("conversion", az.from_pystan)),
-        (fit_module, "_complete_posterior", timed("completion", fit_module._complete_posterior)),
-        (fit_module, "compute_diagnostics", timed("diagnostics", fit_module.compute_diagnostics)),
+        (model_module, "complete_posterior", timed("completion", model_module.complete_posterior)),
+        (
+            driver_module,
+            "compute_diagnostics",
+            timed("diagnostics", driver_module.compute_diagnostics),
+        ),
     ]
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
     try:

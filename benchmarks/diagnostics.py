@@ -17,7 +17,7 @@ import arviz as az
 import numpy as np
 
 from bayes_hier.diagnostics import compute_diagnostics
-from bayes_hier.hierarchical.fit import DIAGNOSED
+from bayes_hier.hierarchical.model import DIAGNOSED
 
 
 def arviz_diagnostics(idata: az.InferenceData, names: list[str]) -> dict[str, float]:

@@ -38,7 +38,8 @@ import numpy as np
 from bayes_hier import CVData, hierarchical_test
 from bayes_hier.engines import CmdStanPyEngine, SamplerSettings, get_engine
 from bayes_hier.examples import equicorrelated_normal, find_uci_weka, load_uci_weka
-from bayes_hier.hierarchical.fit import run_hierarchical_fit
+from bayes_hier.fitting import sample_model
+from bayes_hier.hierarchical.model import HIERARCHICAL
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input, initial_values
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program
@@ -97,9 +98,7 @@ def program_time(program: str, cv: CVData, engine, iterations: int) -> float:
     )
     engine.compile(load_program(program))
     start = time.perf_counter()
-    run_hierarchical_fit(
-        model_input, engine=engine, settings=settings, delta_rng=rng, program=program
-    )
+    sample_model(HIERARCHICAL, cv, model_input, settings, engine=engine, rng=rng, program=program)
     return time.perf_counter() - start
 
 

@@ -42,8 +42,9 @@ import numpy as np
 from bayes_hier.data import CVData
 from bayes_hier.examples import load_uci_weka
 from bayes_hier.experiments.generators import cauchy_deltas, mixture_deltas, simulate_differences
+from bayes_hier.fitting import seed_streams
 from bayes_hier.hierarchical.delta0_coordinate import delta0_from_coordinate
-from bayes_hier.hierarchical.fit import prepare_input, seed_streams
+from bayes_hier.hierarchical.fit import prepare_input
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input, initial_values
 from bayes_hier.hierarchical.scale_mixture import nu_from_standardised
 from bayes_hier.rope import Rope

@@ -56,6 +56,7 @@ API_MODULES: list[tuple] = [
     ("bayes_hier", "bayes_hier: the main functions and results"),
     ("bayes_hier.hierarchical", "bayes_hier.hierarchical: the hierarchical model"),
     ("bayes_hier.compare", "bayes_hier.compare: many models at once"),
+    ("bayes_hier.fitting", "bayes_hier.fitting: one driver for every Stan model"),
     ("bayes_hier.joint", "bayes_hier.joint: one joint model of k models"),
     ("bayes_hier.joint.propriety", "bayes_hier.joint.propriety: how many data sets it needs"),
     ("bayes_hier.joint.recovery", "bayes_hier.joint.recovery: studies with a known truth"),
@@ -64,6 +65,7 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.multimeasure", "bayes_hier.multimeasure: several measures at once"),
     ("bayes_hier.frequentist", "bayes_hier.frequentist: frequentist tests"),
     ("bayes_hier.engines", "bayes_hier.engines: the Stan engines"),
+    ("bayes_hier.parallel", "bayes_hier.parallel: running tasks in worker processes"),
     ("bayes_hier.experiments", "bayes_hier.experiments: the paper's experiments"),
     (
         "bayes_hier.experiments.paper_values",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 
 import matplotlib
@@ -13,7 +14,27 @@ matplotlib.use("Agg")
 
 from bayes_hier.engines import get_engine
 from bayes_hier.examples import load_uci_weka
+from bayes_hier.parallel import run_process_cleanups, terminate_tree
 from bayes_hier.stan_programs import load_program
+
+#: Markers whose tests are slow by nature: ``-m "not slow"`` (``make check``) leaves them out too.
+SLOW_BY_NATURE = ("stan", "notebook", "wheel")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every Stan, notebook and wheel test is also ``slow``."""
+    for item in items:
+        if any(item.get_closest_marker(name) for name in SLOW_BY_NATURE):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind():
+    """After the last test, stop what the tests' libraries left running (Stan's chain processes,
+    pools' workers), through their own process objects, so that the interpreter exits at once."""
+    yield
+    run_process_cleanups()
+    terminate_tree(multiprocessing.active_children())
 
 
 @pytest.fixture(scope="session")

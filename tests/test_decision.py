@@ -48,3 +48,14 @@ def test_decision_declares_only_above_one_minus_alpha():
     assert decide(Probabilities(0.01, 0.05, 0.94), NAMES, 0.1).outcome == "right"
     with pytest.raises(ValueError):
         decide(Probabilities(0.1, 0.1, 0.8), NAMES, 1.5)
+
+
+def test_failed_convergence_declares_nothing_whatever_the_probabilities():
+    probs = Probabilities(0.0, 0.01, 0.99)
+    assert decide(probs, ("a", "b")).outcome == "right"
+    problem = "max R-hat is 1.200 > 1.01: the chains disagree. Run more warm-up and draws."
+    decision = decide(probs, ("a", "b"), problems=[problem])
+    assert (decision.outcome, decision.label) == ("not converged", "not converged")
+    assert decision.probability == 0.99 and decision.problems == (problem,)
+    assert str(decision).startswith("not converged: no outcome is declared")
+    assert "Run more warm-up and draws" in str(decision)

@@ -137,8 +137,34 @@ def test_one_chain_hierarchical_fit_reports_a_split_rhat(engine):
     rhat = result.diagnostics["max_rhat"]
     assert np.isfinite(rhat) and 0.99 < rhat < 1.1
     # Equal to the split R-hat of the half-chains of every diagnosed variable, computed apart.
-    from bayes_hier.hierarchical.fit import DIAGNOSED
+    from bayes_hier.hierarchical.model import DIAGNOSED
 
     names = [v for v in DIAGNOSED if v in result.idata.posterior]
     assert rhat == pytest.approx(np.nanmax(d.rank_rhat(d.draws_matrix(result.idata, names))))
     assert not any("R-hat cannot" in str(w.message) for w in caught)
+
+
+def test_only_convergence_failures_block_a_decision():
+    healthy = {
+        "divergences": 0,
+        "max_rhat": 1.002,
+        "min_ess_bulk": 900.0,
+        "min_ess_tail": 800.0,
+        "max_treedepth_hits": 0,
+        "min_ebfmi": 0.8,
+        "chains": 4,
+        "draws": 1000,
+    }
+    assert d.diagnostic_problems(healthy) == d.convergence_problems(healthy) == []
+    slow = {**healthy, "max_treedepth_hits": 3, "min_ebfmi": 0.2}  # efficiency, not validity
+    assert len(d.diagnostic_problems(slow)) == 2 and d.convergence_problems(slow) == []
+    for failure in (
+        {"divergences": 1},
+        {"max_rhat": 1.02},
+        {"max_rhat": float("nan")},
+        {"min_ess_bulk": 399.0},
+        {"min_ess_tail": 120.0},
+    ):
+        problems = d.convergence_problems({**healthy, **failure})
+        assert len(problems) == 1
+        assert problems == d.diagnostic_problems({**healthy, **failure})

@@ -1,8 +1,8 @@
 """Faults a study of thousands of fits meets: a dead chain process, two processes compiling at
-once, a broken cache entry, a cache folder that cannot be written (issue 15, item 3).
+once, a broken cache entry, a cache folder that cannot be written.
 
-The cmdstanpy side of each fault is tested without CmdStan in ``test_engines.py`` (a cached
-executable that does not start is rebuilt; a chain ended by a signal gives ChainProcessError).
+The cmdstanpy side of each fault is tested in ``test_engine_cmdstanpy.py`` (a cached executable
+that does not start is rebuilt; a chain ended by a signal gives ChainProcessError).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_a_killed_chain_process_gives_a_clear_error_and_the_next_fit_works(
     engine, tmp_path, monkeypatch
 ):
     if engine.name != "pystan":
-        pytest.skip("httpstan's process pool concerns pystan (cmdstanpy: see test_engines.py)")
+        pytest.skip("httpstan's process pool concerns pystan (see test_engine_cmdstanpy.py)")
     psutil = pytest.importorskip("psutil")
     import httpstan.services_stub as stub
 
@@ -110,6 +110,7 @@ print("main thread done", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_the_interpreter_exits_at_once_although_a_chain_process_still_runs():
     """concurrent.futures joins its pools at exit before :mod:`atexit` runs; the engine's hook
     must stop the chain processes before that join, or the exit waits for the chain (measured

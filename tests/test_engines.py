@@ -12,6 +12,7 @@ import pytest
 from bayes_hier.engines import (
     ENGINE_VARIABLE,
     CmdStanPyEngine,
+    EngineError,
     PyStanEngine,
     SamplerSettings,
     get_engine,
@@ -41,7 +42,7 @@ def test_unknown_engine_and_unavailable_cmdstan_have_clear_errors():
     with pytest.raises(ValueError, match="choose one of"):
         get_engine("jags")
     if not CMDSTAN:
-        with pytest.raises(RuntimeError, match="install CmdStan"):
+        with pytest.raises(EngineError, match=r"CmdStan is not installed.*install_cmdstan\(\)"):
             get_engine("cmdstanpy")
 
 
@@ -183,196 +184,6 @@ def hierarchical_input(q: int = 3, seed: int = 0):
     return model_input.data, lambda chains: initial_values(model_input, chains, rng)
 
 
-# --- cmdstanpy engine logic, tested without CmdStan (a fake CmdStanModel records the calls) ---
-
-
-class FakeFit:
-    """Stands in for cmdstanpy's CmdStanMCMC."""
-
-
-class FakeCmdStanModel:
-    """Records what the engine hands to cmdstanpy; writes output files as CmdStan would."""
-
-    instances: list = []  # noqa: RUF012 (reset per test by the fixture)
-
-    def __init__(self, stan_file: str) -> None:
-        self.stan_file = stan_file
-        self.name = os.path.basename(stan_file)[: -len(".stan")]
-        self.sample_calls: list[dict] = []
-        self.log_prob_calls: list[dict] = []
-        FakeCmdStanModel.instances.append(self)
-
-    def sample(self, **arguments):
-        from cmdstanpy.utils import get_logger
-
-        self.sample_calls.append(arguments)
-        get_logger().info("CmdStan start processing")
-        folder = arguments["output_dir"]
-        for chain in range(arguments["chains"]):
-            with open(os.path.join(folder, f"{self.name}-{chain}.csv"), "w") as stream:
-                stream.write("lp__\n0\n")
-        return FakeFit()
-
-    def log_prob(self, params, data=None, *, jacobian=True, sig_figs=None):
-        import cmdstanpy
-        import pandas as pd
-
-        self.log_prob_calls.append({"jacobian": jacobian, "sig_figs": sig_figs})
-        os.makedirs(tempfile.mkdtemp(prefix=self.name, dir=cmdstanpy._TMPDIR), exist_ok=True)
-        return pd.DataFrame({"lp__": [sum(float(v) for v in params.values())]})
-
-
-@pytest.fixture
-def fake_cmdstan(monkeypatch, tmp_path):
-    """A CmdStan 'installation' in tmp_path, a fake CmdStanModel, and a fresh cache."""
-    import arviz
-    import cmdstanpy
-
-    FakeCmdStanModel.instances = []
-    installation = tmp_path / "cmdstan-2.35.0"
-    installation.mkdir()
-    monkeypatch.setattr(cmdstanpy, "cmdstan_path", lambda: str(installation))
-    monkeypatch.setattr(cmdstanpy, "cmdstan_version", lambda: (2, 35))
-    monkeypatch.setattr(cmdstanpy, "CmdStanModel", FakeCmdStanModel)
-    monkeypatch.setattr(arviz, "from_cmdstanpy", lambda posterior, coords, dims: posterior)
-    monkeypatch.setenv("BAYES_HIER_CACHE", str(tmp_path / "cache"))
-    return installation
-
-
-TINY = "parameters { real y; } model { y ~ normal(0, 1); }"
-
-
-def tiny_program():
-    from bayes_hier.stan_programs import StanProgram
-
-    return StanProgram(name="tiny", code=TINY)
-
-
-def test_cmdstanpy_sample_arguments_carry_the_settings_and_18_significant_figures(
-    fake_cmdstan, tmp_path
-):
-    settings = SamplerSettings(
-        chains=3,
-        draws=7,
-        warmup=5,
-        seed=11,
-        inits=[{"y": 0.1}] * 3,
-        max_treedepth=8,
-        adapt_delta=0.95,
-    )
-    CmdStanPyEngine().sample(tiny_program(), {"n": 1}, settings)
-    (model,) = FakeCmdStanModel.instances
-    (arguments,) = model.sample_calls
-    assert arguments["sig_figs"] == 18
-    assert arguments["data"] == {"n": 1}
-    assert arguments["chains"] == 3
-    assert arguments["parallel_chains"] == min(3, os.cpu_count() or 1)
-    assert (arguments["iter_warmup"], arguments["iter_sampling"]) == (5, 7)
-    assert (arguments["seed"], arguments["max_treedepth"]) == (11, 8)
-    assert arguments["adapt_delta"] == 0.95
-    assert arguments["inits"] == [{"y": 0.1}] * 3
-    assert arguments["show_progress"] is False
-
-
-def test_cmdstanpy_log_density_asks_for_18_significant_figures_without_jacobian(fake_cmdstan):
-    values = CmdStanPyEngine().log_density(tiny_program(), {}, [{"y": 1.5}, {"y": -2.0}])
-    assert values.tolist() == [1.5, -2.0]
-    (model,) = FakeCmdStanModel.instances
-    assert model.log_prob_calls == [{"jacobian": False, "sig_figs": 18}] * 2
-
-
-def test_cmdstanpy_fit_leaves_the_temporary_folders_as_found(fake_cmdstan, tmp_path, monkeypatch):
-    import cmdstanpy
-
-    fresh = tmp_path / "tmp"
-    fresh.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(fresh))
-    own = set(os.listdir(cmdstanpy._TMPDIR))
-    engine = CmdStanPyEngine()
-    engine.sample(tiny_program(), {}, SamplerSettings(chains=2, draws=5, warmup=5))
-    engine.log_density(tiny_program(), {}, [{"y": 1.0}])
-    (model,) = FakeCmdStanModel.instances
-    written = model.sample_calls[0]["output_dir"]
-    assert os.path.dirname(written) == str(fresh)  # the CSV files went to a private folder...
-    assert os.listdir(fresh) == []  # ... deleted once read
-    assert set(os.listdir(cmdstanpy._TMPDIR)) == own  # log_prob's output folder removed too
-
-
-def test_cmdstanpy_logger_is_silent_unless_progress_is_asked_for(fake_cmdstan, caplog):
-    import logging
-
-    caplog.set_level(logging.DEBUG, logger="cmdstanpy")
-    engine = CmdStanPyEngine()
-    engine.sample(tiny_program(), {}, SamplerSettings(chains=1, draws=5, warmup=5))
-    assert [r for r in caplog.records if r.name == "cmdstanpy"] == []
-    engine.sample(tiny_program(), {}, SamplerSettings(chains=1, draws=5, warmup=5, progress=True))
-    messages = [r.getMessage() for r in caplog.records if r.name == "cmdstanpy"]
-    assert messages == ["CmdStan start processing"]
-    assert not logging.getLogger("cmdstanpy").disabled  # the user's own setting is restored
-
-
-def test_cmdstanpy_cache_key_depends_on_program_cmdstan_path_and_version():
-    from bayes_hier.engines.cmdstanpy_engine import executable_key
-    from bayes_hier.stan_programs import StanProgram
-
-    program = tiny_program()
-    keys = {
-        executable_key(program, "/opt/cmdstan-2.35.0", "2.35"),
-        executable_key(program, "/home/u/cmdstan-2.35.0", "2.35"),
-        executable_key(program, "/opt/cmdstan-2.35.0", "2.36"),
-        executable_key(StanProgram("tiny", TINY + "\n"), "/opt/cmdstan-2.35.0", "2.35"),
-    }
-    assert len(keys) == 4
-    assert all(k.startswith("tiny-") for k in keys)
-    assert executable_key(program, "/a", "2.35") == executable_key(program, "/a", "2.35")
-
-
-def _cached_executable(program, exit_code: int):
-    """Put a fake compiled executable (a script exiting with ``exit_code``) in the cache."""
-    from bayes_hier.engines.base import cache_directory
-    from bayes_hier.engines.cmdstanpy_engine import cmdstan_installation, executable_key
-
-    key = executable_key(program, *cmdstan_installation())
-    folder = cache_directory() / "cmdstanpy" / key
-    folder.mkdir(parents=True)
-    (folder / f"{program.name}.stan").write_text(program.code)
-    executable = folder / program.name
-    executable.write_text(f"#!/bin/sh\nexit {exit_code}\n")
-    executable.chmod(0o755)
-    return executable
-
-
-def test_cmdstanpy_recompiles_a_cached_executable_that_cannot_start(fake_cmdstan):
-    from bayes_hier.engines import CacheRebuiltWarning
-
-    program = tiny_program()
-    executable = _cached_executable(program, 127)  # "libtbb.so not found" after a CmdStan move
-    with pytest.warns(CacheRebuiltWarning, match="does not start"):
-        CmdStanPyEngine().compile(program)
-    assert not executable.exists()  # removed, so that cmdstanpy compiles it again
-    assert FakeCmdStanModel.instances[0].stan_file == str(executable) + ".stan"
-
-
-def test_cmdstanpy_keeps_a_cached_executable_that_starts(fake_cmdstan, recwarn):
-    program = tiny_program()
-    executable = _cached_executable(program, 0)
-    CmdStanPyEngine().compile(program)
-    assert executable.exists()
-    assert not [w for w in recwarn if "does not start" in str(w.message)]
-
-
-def test_cmdstanpy_errors_tell_a_killed_chain_from_a_failed_run():
-    from bayes_hier.engines import ChainProcessError, EngineError
-    from bayes_hier.engines.cmdstanpy_engine import sampling_error
-
-    killed = RuntimeError("Error during sampling:\n\nCommand and output files:\n retcodes=[0, -9]")
-    failed = RuntimeError("Error during sampling:\nRejecting initial value\n retcodes=[70, 0]")
-    assert isinstance(sampling_error(tiny_program(), killed), ChainProcessError)
-    error = sampling_error(tiny_program(), failed)
-    assert type(error) is EngineError
-    assert "Rejecting initial value" in str(error)
-
-
 # --- pystan: one progress bar or nothing, and no file left in the temporary folder ---
 
 
@@ -417,16 +228,20 @@ def _small_fit(engine, progress: bool = False, **settings):
 
 
 @pytest.mark.stan
-def test_pystan_output_is_one_progress_bar_or_nothing(engine, capfd):
-    if engine.name != "pystan":
-        pytest.skip("pystan's console output")
+def test_output_is_one_progress_bar_or_nothing(engine, capfd):
+    """Both engines: nothing with progress off; with it on, one bar counting the iterations of
+    all chains on stderr, nothing on stdout (cmdstanpy: no bar per chain, no log line, no line
+    of spaces)."""
     _small_fit(engine, progress=False)
     quiet = capfd.readouterr()
     assert quiet.out == "" and quiet.err == ""
     _small_fit(engine, progress=True)
     shown = capfd.readouterr()
+    assert shown.out == ""
     assert "Sampling: 100%" in shown.err and "120/120" in shown.err  # 2 x (30 + 30)
-    for raw in ("Gradient evaluation took", "has no priors", "Building", "Messages"):
+    assert shown.err.count("120/120") == shown.err.count("Sampling: 100%")  # one bar
+    raw_output = ("Gradient evaluation took", "has no priors", "Building", "Messages", "chain 1")
+    for raw in (*raw_output, "CmdStan start processing", "INFO", "Iteration:"):
         assert raw not in shown.err + shown.out
 
 

@@ -20,13 +20,11 @@ from bayes_hier.experiments import (
     e1_shrinkage,
     e2_equivalent,
     e5_friedman,
-    executors,
     make_executor,
     repetition_seeds,
     run_experiments,
 )
 from bayes_hier.experiments.checkpoints import Checkpoints, TaskTiming, task_digest
-from bayes_hier.experiments.executors import WorkerLostError
 from bayes_hier.experiments.generators import (
     FOLD_SD,
     cauchy_deltas,
@@ -40,6 +38,8 @@ from bayes_hier.experiments.generators import (
 )
 from bayes_hier.experiments.report import markdown_table, write_report
 from bayes_hier.experiments.runner import ExperimentOutput, InlineExecutor, run_tasks
+from bayes_hier.parallel import WorkerLostError
+from bayes_hier.parallel import tasks as parallel_tasks
 from bayes_hier.seeding import derive_seed
 
 
@@ -363,7 +363,7 @@ def test_experiment_checkpoints_of_another_engine_have_another_salt(tmp_path, mo
     assert store.salt.endswith("|cmdstanpy") and len(store.salt) > len("|cmdstanpy")
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_timing_sums_the_run_times_of_computed_and_reused_tasks(tmp_path, jobs):
     tasks = [(0.05,), (0.15,)]
     store = Checkpoints(tmp_path / "c")
@@ -377,7 +377,7 @@ def test_timing_sums_the_run_times_of_computed_and_reused_tasks(tmp_path, jobs):
     assert reused.timing == replace(store.timing, reused=2)  # read back, not re-timed
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_interrupted_tasks_resume_with_identical_results(tmp_path, jobs):
     settings = Settings.tiny()
     tasks = [(f"rep{i}", settings) for i in range(6)]
@@ -399,6 +399,7 @@ def test_interrupted_tasks_resume_with_identical_results(tmp_path, jobs):
         np.testing.assert_array_equal(got["array"], expected["array"])
 
 
+@pytest.mark.slow
 def test_a_lost_local_worker_is_replaced_and_the_run_goes_on(tmp_path):
     tasks = [(i, str(tmp_path)) for i in range(5)]
     store = Checkpoints(tmp_path / "c")
@@ -411,8 +412,9 @@ def test_a_lost_local_worker_is_replaced_and_the_run_goes_on(tmp_path):
     assert (tmp_path / "killed-1").exists() and len(store) == 5
 
 
+@pytest.mark.slow
 def test_a_worker_lost_again_and_again_stops_with_a_message(tmp_path, monkeypatch):
-    monkeypatch.setattr(executors, "RESTARTS", 1)
+    monkeypatch.setattr(parallel_tasks, "RESTARTS", 1)
     store = Checkpoints(tmp_path / "c")
     tasks = [(i,) for i in range(4)]
     store.save(always_kill_on_one, (3,), 9)  # written by an earlier, interrupted run
@@ -437,6 +439,7 @@ def spawn_grandchild_and_wait(seconds: float) -> int:
     return child.pid
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_no_orphan_processes():
     psutil = pytest.importorskip("psutil")
 
@@ -458,6 +461,7 @@ def test_ctrl_c_leaves_no_orphan_processes():
     assert all(f.done() for f in futures)
 
 
+@pytest.mark.slow
 def test_lost_dask_worker_is_rescheduled(tmp_path):
     pytest.importorskip("distributed")
     from distributed import LocalCluster

@@ -171,9 +171,15 @@ def test_tidy_frame_input_matches_arrays(engine):
 def test_too_few_draws_warn_with_a_fix(engine):
     x, y = simulated_scores(4, 0.02, seed=14)
     with pytest.warns(SamplingWarning, match="ESS"):
-        hierarchical_test(
+        result = hierarchical_test(
             x, y, rope=0.01, runs=10, seed=1, chains=2, draws=20, warmup=100, engine=engine
         )
+    # A fit that failed its convergence checks declares nothing; its probabilities stay readable.
+    decision = result.decision()
+    assert decision.outcome == decision.label == "not converged"
+    assert decision.problems == result.convergence_problems and decision.problems
+    assert "Increase draws" in str(decision)
+    assert sum(result.probs) == pytest.approx(1.0)
 
 
 def test_single_data_set_is_refused():

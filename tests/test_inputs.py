@@ -34,18 +34,15 @@ from bayes_hier.compat import (
     two_on_single,
 )
 from bayes_hier.examples import find_uci_weka, load_uci_weka, packaged_uci_weka
+from bayes_hier.fitting import SamplerOptions, SeedStreams, seed_streams
 from bayes_hier.frequentist import (
     corrected_resampled_ttest,
     paired_ttest,
     sign_test_freq,
     wilcoxon_signed_rank,
 )
-from bayes_hier.hierarchical.fit import (
-    SeedStreams,
-    prepare_input,
-    sampler_settings,
-    seed_streams,
-)
+from bayes_hier.hierarchical.fit import prepare_input
+from bayes_hier.hierarchical.model import HIERARCHICAL
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
 from bayes_hier.rope import Rope, RopeScaleWarning
 from bayes_hier.seeding import resolve_seed
@@ -389,18 +386,12 @@ def test_flags_are_booleans(bad):
 )
 def test_counts_are_integers(value, error):
     x, y = np.tile(SCORES[0], 2), np.tile(SCORES[1], 2)
-    streams = seed_streams(0)
-    model_input = build_model_input(
-        prepare_input(np.vstack([x, y]), np.vstack([y, x]), runs=2)[0],
-        Rope(-0.01, 0.01),
-        HierarchicalPrior(),
-        np.random.default_rng(0),
-    )
     calls = {
         "runs": lambda: correlated_ttest(x, y, runs=value),
         "nsamples": lambda: sign_test(x, y, nsamples=value),
-        "chains": lambda: sampler_settings(model_input, streams, datasets=("a", "b"), chains=value),
-        "draws": lambda: sampler_settings(model_input, streams, datasets=("a", "b"), draws=value),
+        "chains": lambda: SamplerOptions(chains=value),
+        "draws": lambda: SamplerOptions(draws=value),
+        "max_treedepth": lambda: SamplerOptions(max_treedepth=value),
     }
     for argument, call in calls.items():
         with pytest.raises(error, match=argument):
@@ -426,18 +417,21 @@ def test_hierarchical_test_steps_give_the_settings_of_a_fit():
     with pytest.raises(ValueError, match=r"x and y hold 1 data set; .*\(correlated_ttest\)"):
         prepare_input(x[:1], x[:1] + 0.01)
     streams = seed_streams(11)
-    model_input = build_model_input(cv, rope, HierarchicalPrior(), streams.perturbation)
-    settings = sampler_settings(
-        model_input, streams, datasets=cv.datasets, chains=3, draws=50, warmup=20
-    )
-    assert (settings.chains, settings.draws, settings.warmup) == (3, 50, 20)
-    assert settings.seed == streams.stan and len(settings.inits) == 3
-    assert settings.coords == {"dataset": list(cv.datasets)}
-    assert settings.dims == {"sigma": ["dataset"], "tau_raw": ["dataset"]}
+    model_input = HIERARCHICAL.build_input(cv, rope, HierarchicalPrior(), streams.perturbation)
+    assert len(HIERARCHICAL.initial_values(model_input, 3, streams.inits)) == 3
+    coords, dims = HIERARCHICAL.coordinates(cv, model_input)
+    assert coords == {"dataset": list(cv.datasets)}
+    assert dims == {"sigma": ["dataset"], "tau_raw": ["dataset"]}
     gaussian = build_model_input(
         cv, rope, HierarchicalPrior(nu_prior="gaussian"), np.random.default_rng(0)
     )
-    assert sampler_settings(gaussian, streams, datasets=cv.datasets).dims == {"sigma": ["dataset"]}
+    assert HIERARCHICAL.coordinates(cv, gaussian)[1] == {"sigma": ["dataset"]}
+    # Split from one seed: a stream keeps its numbers whatever streams follow it.
+    first, again = seed_streams(11), seed_streams(11)
+    assert first.stan == again.stan and first.predictive == again.predictive
+    assert first.inits.random() == again.inits.random()
+    children = np.random.SeedSequence(11).spawn(4)
+    assert first.stan == int(children[2].generate_state(1)[0] % 2**31)
 
 
 def package_modules() -> dict[str, Path]:

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayes_hier.calibration.joint_scores import kronecker_normal
 from bayes_hier.compare.tidy import model_scores
+from bayes_hier.examples import kronecker_normal
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.recovery import (
     MODEL_QUANTITIES,

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from bayes_hier import CVData
-from bayes_hier.hierarchical.fit import _complete_posterior
 from bayes_hier.hierarchical.likelihood import delta_full_conditional
+from bayes_hier.hierarchical.model import complete_posterior
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
 from bayes_hier.hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
 from bayes_hier.rope import Rope
@@ -31,7 +31,7 @@ def test_true_differences_are_drawn_from_their_full_conditional():
         "sigma": np.broadcast_to(sigma, (chains, draws, 3)),
         "tau_raw": np.broadcast_to(tau_raw, (chains, draws, 3)),
     }
-    idata = _complete_posterior(az.from_dict(posterior=posterior), model_input, rng)
+    idata = complete_posterior(az.from_dict(posterior=posterior), model_input, rng)
     post = idata.posterior
     nu = nu_from_standardised(0.3, 2.0, 0.1)
     assert float(post["nu"].max()) == pytest.approx(nu) == float(post["nu"].min())

@@ -41,7 +41,7 @@ def run_error_rates(
     qs: Sequence[int], repetitions: int, settings: Any, executor: Any, progress: bool = True
 ) -> pd.DataFrame:
     """All repetitions of both scenarios at every q (one row each, as the experiments return)."""
-    from ..experiments.runner import run_tasks
+    from ..parallel import run_tasks
 
     if repetitions < 1:
         raise ValueError(f"repetitions must be >= 1; got {repetitions}.")

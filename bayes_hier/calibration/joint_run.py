@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments.report import markdown_table
-from ..experiments.runner import make_executor
+from ..parallel import make_executor
 from .analysis import bonferroni_passes, uniformity_table
 from .joint_sbc import JOINT_PARAMETERS, JointSBCConfig, run_joint_sbc
 from .plots import plot_ecdf_differences, plot_rank_histograms

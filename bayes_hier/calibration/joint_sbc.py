@@ -3,9 +3,9 @@
 A replicate draws parameters and scores from the calibration prior
 (:func:`~.joint_simulate.simulate_joint`), fits them through the package's own path (the joint
 model input built by ``build_joint_input`` with a fixed scale and the calibration prior switched
-on, the shipped ``stan/joint.stan``, its data-based initial values, ``run_joint_fit`` with the
-posterior completion that draws θ_i from its full conditional), thins the draws to L and ranks
-each true value among them (:mod:`.ranks`, Talts et al. 2018). The ranked quantities
+on, the shipped ``stan/joint.stan``, its data-based initial values, ``sample_model`` of the joint
+model with the posterior completion that draws θ_i from its full conditional), thins the draws to
+L and ranks each true value among them (:mod:`.ranks`, Talts et al. 2018). The ranked quantities
 (:data:`JOINT_PARAMETERS`, computed by :func:`ranked_quantities` from the truth and from every
 posterior draw alike):
 
@@ -30,8 +30,9 @@ import pandas as pd
 
 from ..diagnostics import compute_diagnostics
 from ..engines import get_engine
+from ..fitting import sample_model
 from ..joint.contrasts import helmert_contrasts, pair_vectors
-from ..joint.fit import DIAGNOSED, run_joint_fit
+from ..joint.model import DIAGNOSED, JOINT
 from ..joint.model_input import CalibrationPrior, JointPrior, build_joint_input, initial_values
 from ..rope import Rope
 from ..seeding import derive_seed
@@ -206,12 +207,13 @@ def run_joint_replicate(rep: int, config: JointSBCConfig) -> dict[str, Any]:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        idata = run_joint_fit(
+        idata = sample_model(
+            JOINT,
             cv,
             model_input,
+            settings,
             engine=get_engine(config.engine),
-            settings=settings,
-            theta_rng=np.random.default_rng(thetas),
+            rng=np.random.default_rng(thetas),
         )
         diagnostics = compute_diagnostics(idata, DIAGNOSED, config.max_treedepth)
     seconds = time.perf_counter() - start
@@ -234,7 +236,7 @@ def run_joint_sbc(
     replicates: int, config: JointSBCConfig, executor: Any, progress: bool = True
 ) -> pd.DataFrame:
     """``replicates`` replicates of ``config``, one row each (:func:`run_joint_replicate`)."""
-    from ..experiments.runner import run_tasks
+    from ..parallel import run_tasks
 
     if replicates < 1:
         raise ValueError(f"replicates must be >= 1; got {replicates}.")

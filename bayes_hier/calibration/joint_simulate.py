@@ -20,7 +20,7 @@ difficulty and a fold effect common to all models:
 
 so that X_i Cᵀ = Y_i exactly and Cov(vec X_i) = Λ_i ⊗ R with Λ_i = CᵀΩ_iC + c²11ᵀ (full rank):
 the Kronecker model of issue 12, of which the fit sees the contrasts only.
-:func:`~.joint_scores.kronecker_normal` draws the matrix-normal blocks.
+:func:`~bayes_hier.examples.kronecker_normal` draws the matrix-normal blocks.
 """
 
 from __future__ import annotations
@@ -31,11 +31,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from ..examples import equicorrelated_normal
+from ..examples import equicorrelated_normal, kronecker_normal
 from ..joint.contrasts import helmert_contrasts
 from ..joint.data import MultiCVData
 from ..joint.model_input import CalibrationPrior, JointPrior
-from .joint_scores import kronecker_normal
 from .simulate import draw_mixing
 
 

@@ -1,7 +1,7 @@
 """One SBC replicate and a whole SBC run of the two-model hierarchical model.
 
 A replicate draws parameters and data from :class:`CalibrationPrior`, fits them with
-the package's own path (``run_hierarchical_fit``: the shipped
+the package's own path (``sample_model`` of the hierarchical model: the shipped
 Stan program, its data-based initial values, the same engine and NUTS settings, and the
 posterior completion that draws δ_i from its full conditional), thins the draws to L and records
 the rank of every true value among them (``ranks``), with the bulk effective sample size of
@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..diagnostics import compute_diagnostics
 from ..engines import SamplerSettings, get_engine
-from ..hierarchical.fit import run_hierarchical_fit
+from ..fitting import sample_model
+from ..hierarchical.model import HIERARCHICAL
 from ..hierarchical.model_input import initial_values
 from ..seeding import derive_seed
 from .ranks import rank_of, thin
@@ -162,11 +163,13 @@ def run_replicate(setting: SBCSetting, rep: int, config: SBCConfig) -> dict[str,
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        idata = run_hierarchical_fit(
+        idata = sample_model(
+            HIERARCHICAL,
+            None,
             model_input,
+            settings,
             engine=get_engine(config.engine),
-            settings=settings,
-            delta_rng=np.random.default_rng(deltas),
+            rng=np.random.default_rng(deltas),
         )
         diagnostics = compute_diagnostics(idata, DIAGNOSED, config.max_treedepth)
     seconds = time.perf_counter() - start
@@ -202,7 +205,7 @@ def run_sbc(
     progress: bool = True,
 ) -> pd.DataFrame:
     """All replicates of all settings, one row each (see :func:`run_replicate`)."""
-    from ..experiments.runner import run_tasks
+    from ..parallel import run_tasks
 
     tasks = replicate_tasks(settings, replicates, config)
     rows = run_tasks(executor, run_replicate, tasks, "SBC replicates", progress)

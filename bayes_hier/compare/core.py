@@ -119,14 +119,14 @@ def _run_pairs(
     scheduler: Any,
     progress: bool,
 ) -> dict[tuple[str, str], Any]:
-    """Run every pair; Stan-based pairs go to the experiments' executor when ``jobs > 1`` or a
+    """Run every pair; Stan-based pairs go to :mod:`bayes_hier.parallel` when ``jobs > 1`` or a
     Dask ``scheduler`` is given (each pair's numbers depend on its seed only).
 
     The warnings a pair's test issues (e.g. ties given a spread) are issued here, in the caller's
     process, prefixed with the pair, whichever process ran it (see
     :func:`~bayes_hier.compare.methods.run_pair_reporting_warnings`).
     """
-    from ..experiments.runner import InlineExecutor, make_executor, run_tasks
+    from ..parallel import InlineExecutor, make_executor, run_tasks
 
     pairs = list(inputs)
     tasks = [(entry.name, inputs[p], rope, seeds[p], dict(options)) for p in pairs]
@@ -195,7 +195,7 @@ def compare(
         the pairs or the number of workers.
     jobs, scheduler
         Worker processes for the Stan-based pairs, or a Dask address / Client
-        (:func:`bayes_hier.experiments.make_executor`).
+        (:func:`bayes_hier.parallel.make_executor`).
     progress
         A progress bar (on stderr).
     min_folds

@@ -14,13 +14,12 @@ from .errors import CacheDirectoryError
 CACHE_VARIABLE = "BAYES_HIER_CACHE"
 
 
-def cache_directory() -> Path:
-    """Where compiled models and their locks live (``$BAYES_HIER_CACHE`` overrides).
+def cache_root() -> Path:
+    """Where compiled models and their locks live (``$BAYES_HIER_CACHE`` overrides), as an
+    absolute path, without creating or checking anything (for questions that only read).
 
-    Raises
-    ------
-    CacheDirectoryError
-        When the folder cannot be created or written.
+    The default is ``$XDG_CACHE_HOME/bayes_hier``, or ``~/.cache/bayes_hier``. A relative
+    ``$BAYES_HIER_CACHE`` is taken relative to the working directory when this is called.
     """
     root = os.environ.get(CACHE_VARIABLE)
     if root:
@@ -28,7 +27,21 @@ def cache_directory() -> Path:
     else:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         path = Path(base) / "bayes_hier"
-    return writable_directory(path, CACHE_VARIABLE)
+    return path.absolute()
+
+
+def cache_directory() -> Path:
+    """Where compiled models and their locks live, created if needed and checked for writing.
+
+    ``$BAYES_HIER_CACHE`` if set, else ``$XDG_CACHE_HOME/bayes_hier`` or ``~/.cache/bayes_hier``
+    (as an absolute path).
+
+    Raises
+    ------
+    CacheDirectoryError
+        When the folder cannot be created or written.
+    """
+    return writable_directory(cache_root(), CACHE_VARIABLE)
 
 
 def writable_directory(path: Path, variable: str) -> Path:

@@ -112,6 +112,43 @@ def patient_stanc() -> Iterator[None]:
         httpstan.compile.subprocess = original
 
 
+class _BuildExtInFolder:
+    """Stands in for the module :mod:`setuptools.command.build_ext` in ``httpstan.build_ext``:
+    its ``build_ext`` command keeps its intermediate files (the object files, about 50 MB) in
+    ``folder`` instead of setuptools' default ``build/temp.*`` under the working directory."""
+
+    def __init__(self, folder: str) -> None:
+        import setuptools.command.build_ext as module
+
+        class build_ext(module.build_ext):  # the name httpstan calls
+            def finalize_options(self) -> None:
+                self.build_temp = folder
+                super().finalize_options()
+
+        self._module = module
+        self.build_ext = build_ext
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+
+@contextlib.contextmanager
+def build_in(folder: str) -> Iterator[None]:
+    """During the block, httpstan compiles with its intermediate files in ``folder``.
+
+    httpstan calls setuptools' ``build_ext`` with the default ``build_temp``, a relative
+    ``build/`` folder: a first compilation left 51 MB in the user's working directory.
+    """
+    import httpstan.build_ext
+
+    original = httpstan.build_ext.build_ext
+    httpstan.build_ext.build_ext = _BuildExtInFolder(folder)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        httpstan.build_ext.build_ext = original
+
+
 @contextlib.contextmanager
 def _removing_sockets() -> Iterator[None]:
     """Remove the socket files httpstan creates for its chains during the block."""
@@ -267,13 +304,20 @@ def stop_chain_processes_at_exit() -> None:
     that join, and the exit, waiting forever. Those hooks run in the reverse order of
     registration, so this one, registered after :mod:`concurrent.futures` registered its own,
     runs first. The :mod:`atexit` registration covers Pythons without the private
-    ``threading._register_atexit``; a second call finds nothing alive and does nothing.
+    ``threading._register_atexit``, and :func:`~bayes_hier.parallel.register_process_cleanup`
+    worker processes (local pools and Dask workers); a second call finds nothing alive and does
+    nothing.
     """
     import atexit
     import concurrent.futures.process
     import concurrent.futures.thread  # noqa: F401  (both register their exit hooks on import)
 
+    from ..parallel import register_process_cleanup
+
     register_before_joins = getattr(threading, "_register_atexit", None)
     if register_before_joins is not None:
         register_before_joins(stop_chain_processes)
     atexit.register(stop_chain_processes)
+    # A multiprocessing worker never runs atexit hooks and joins its children before its exit
+    # finalisers end: the chain processes must be stopped in a finaliser that comes first.
+    register_process_cleanup(stop_chain_processes)

@@ -2,21 +2,24 @@
 
 Mirrors :mod:`.pystan_engine`: the same program text (includes already pasted in), written to
 this package's cache directory and compiled there once, under the same file lock. The compiled
-executable is keyed by the program text *and* the CmdStan installation (path and version), and
-checked to start before it is used: an executable built by a CmdStan that has moved or been
-upgraded fails to start (exit 127, ``libtbb`` not found) and is compiled again.
+executable is keyed by the program text *and* the CmdStan installation (path, version and how
+it was built: :mod:`._cmdstan_install`), and checked to start before it is used: an executable
+built by a CmdStan that has moved or been upgraded fails to start (exit 127, ``libtbb`` not
+found) and is compiled again.
 
-What each fit writes (CmdStan's CSV and console files, cmdstanpy's ``log_prob`` output) goes to
-a private temporary folder, deleted once the draws are read. cmdstanpy's log lines are shown
-only when progress output is asked for.
+What the engine shows is what pystan's shows: one line when a program is compiled for the first
+time, one progress bar while sampling when asked for, nothing else (cmdstanpy's log lines and
+per-chain bars stay hidden). What each fit writes (CmdStan's CSV and console files, cmdstanpy's
+``log_prob`` output) goes to a private temporary folder, deleted once the draws are read; the
+``STAN_NUM_THREADS`` that cmdstanpy sets is put back as it was.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import logging
+import io
 import os
+import platform
 import re
 import shutil
 import threading
@@ -29,8 +32,10 @@ import arviz as az
 import numpy as np
 
 from ..stan_programs import StanProgram
-from ._cache import CACHE_VARIABLE, cache_directory, cache_error, command_succeeds
+from ._cache import CACHE_VARIABLE, cache_directory, cache_error, cache_root, command_succeeds
+from ._cmdstan_install import CmdStanInstallation, cmdstanpy_logging, import_cmdstanpy
 from ._locking import compile_lock
+from ._progress import announce_compilation, chain_progress_hook
 from ._temporary import private_temporary_folder
 from .base import Engine, SamplerSettings, StanData
 from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
@@ -39,60 +44,15 @@ from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
 SIG_FIGS = 18
 #: Seconds a cached executable is given to answer ``info``.
 START_CHECK_TIMEOUT = 60
+#: The suffix of a compiled executable (cmdstanpy's convention).
+EXECUTABLE_SUFFIX = ".exe" if platform.system() == "Windows" else ""
+#: Environment variables cmdstanpy sets for its chain processes and leaves set.
+CMDSTANPY_ENVIRONMENT = ("STAN_NUM_THREADS",)
+#: Lines of each chain's console output quoted in a sampling error.
+CONSOLE_TAIL_LINES = 8
 
-_LOGGER_STATE = threading.Lock()
 #: "retcodes=[0, -9]" in the message of cmdstanpy's sampling error.
 _RETURN_CODES = re.compile(r"retcodes=\[([^\]]*)\]")
-
-
-def import_cmdstanpy() -> Any:
-    """``import cmdstanpy`` without tqdm's "IProgress not found" warning.
-
-    cmdstanpy imports ``tqdm.auto``, which warns inside Jupyter when ipywidgets is missing,
-    although this package only asks cmdstanpy whether CmdStan exists.
-    """
-    from tqdm import TqdmWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TqdmWarning)
-        import cmdstanpy
-    return cmdstanpy
-
-
-@contextlib.contextmanager
-def cmdstanpy_logging(show: bool) -> Iterator[None]:
-    """cmdstanpy's logger enabled during the block only when ``show`` (else silent)."""
-    logger = logging.getLogger("cmdstanpy")
-    with _LOGGER_STATE:
-        previous = logger.disabled
-        logger.disabled = not show
-    try:
-        yield
-    finally:
-        with _LOGGER_STATE:
-            logger.disabled = previous
-
-
-def cmdstan_installation() -> tuple[str, str]:
-    """The CmdStan in use: its resolved path and version (``"major.minor"``, or ``"unknown"``)."""
-    cmdstanpy = import_cmdstanpy()
-
-    with cmdstanpy_logging(False):
-        path = os.path.realpath(cmdstanpy.cmdstan_path())
-        version = cmdstanpy.cmdstan_version()
-    return path, ".".join(map(str, version)) if version else "unknown"
-
-
-def executable_key(program: StanProgram, cmdstan_path: str, cmdstan_version: str) -> str:
-    """Cache key of a compiled executable: program name, then a hash of the program text,
-    the CmdStan path and the CmdStan version."""
-    text = "\0".join((program.digest, cmdstan_path, cmdstan_version))
-    return f"{program.name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
-
-
-def executable_starts(executable: Path) -> bool:
-    """Whether a compiled model runs at all (``model info`` exits with 0)."""
-    return command_succeeds([str(executable), "info"], START_CHECK_TIMEOUT)
 
 
 class CmdStanPyEngine(Engine):
@@ -117,10 +77,11 @@ class CmdStanPyEngine(Engine):
 
     @staticmethod
     def _key(program: StanProgram) -> str:
-        return executable_key(program, *cmdstan_installation())
+        return CmdStanInstallation.current().executable_key(program)
 
     @staticmethod
     def _stan_file(program: StanProgram, key: str) -> Path:
+        """The program's ``.stan`` file in the cache (written if missing or different)."""
         folder = cache_directory() / "cmdstanpy" / key
         path = folder / f"{program.name}.stan"
         try:
@@ -134,18 +95,20 @@ class CmdStanPyEngine(Engine):
         return path
 
     def is_compiled(self, program: StanProgram) -> bool:
-        return self._stan_file(program, self._key(program)).with_suffix("").is_file()
+        # Only looks: creates no folder, and answers False for a cache that cannot be written.
+        folder = cache_root() / "cmdstanpy" / self._key(program)
+        return (folder / f"{program.name}{EXECUTABLE_SUFFIX}").is_file()
 
-    def _model(self, program: StanProgram, show: bool = False) -> Any:
+    def _model(self, program: StanProgram) -> Any:
         """The compiled model: from this process's memory, the cache, or a compilation."""
         key = self._key(program)
         if key in self._models:
             return self._models[key]
         cmdstanpy = import_cmdstanpy()
 
-        with cmdstanpy_logging(show), compile_lock(self.name, program, key):
+        with cmdstanpy_logging(False), compile_lock(self.name, program, key):
             stan_file = self._stan_file(program, key)
-            executable = stan_file.with_suffix("")
+            executable = stan_file.with_suffix(EXECUTABLE_SUFFIX)
             if executable.is_file() and not executable_starts(executable):
                 warnings.warn(
                     f"The compiled Stan program {program.name!r} ({executable}) does not start "
@@ -155,7 +118,17 @@ class CmdStanPyEngine(Engine):
                     stacklevel=3,
                 )
                 executable.unlink()
-            model = cmdstanpy.CmdStanModel(stan_file=str(stan_file))
+            if not executable.is_file():
+                announce_compilation(program.name, "CmdStan", "up to a minute or two")
+            try:
+                model = cmdstanpy.CmdStanModel(stan_file=str(stan_file))
+            except (RuntimeError, ValueError) as error:
+                raise EngineError(
+                    f"Compiling {program.name!r} with CmdStan failed: {error}"
+                ) from error
+        if hasattr(model, "_wrap_sampler_progress_hook"):
+            # One bar for all chains, as pystan's, in place of cmdstanpy's one bar per chain.
+            model._wrap_sampler_progress_hook = chain_progress_hook
         self._models[key] = model
         return model
 
@@ -165,15 +138,22 @@ class CmdStanPyEngine(Engine):
     def sample(
         self, program: StanProgram, data: StanData, settings: SamplerSettings
     ) -> az.InferenceData:
-        model = self._model(program, settings.progress)
+        model = self._model(program)
+        show = settings.progress and hasattr(model, "_wrap_sampler_progress_hook")
         with (
-            cmdstanpy_logging(settings.progress),
+            cmdstanpy_logging(False),
+            environment_kept(CMDSTANPY_ENVIRONMENT),
             private_temporary_folder("bayes_hier_cmdstan_") as folder,
         ):
+            arguments = {**sample_arguments(data, settings, folder), "show_progress": show}
             try:
-                fit = model.sample(**sample_arguments(data, settings, folder))
-            except RuntimeError as error:
-                raise sampling_error(program, error) from error
+                # cmdstanpy writes a line of spaces to stdout after its bars: not shown.
+                with (
+                    contextlib.redirect_stdout(io.StringIO()) if show else contextlib.nullcontext()
+                ):
+                    fit = model.sample(**arguments)
+            except (RuntimeError, ValueError) as error:
+                raise sampling_error(program, error, folder) from error
             return az.from_cmdstanpy(
                 posterior=fit, coords=dict(settings.coords), dims=dict(settings.dims)
             )
@@ -185,7 +165,12 @@ class CmdStanPyEngine(Engine):
         points: Sequence[Mapping[str, Any]],
     ) -> np.ndarray:
         model = self._model(program)
-        with cmdstanpy_logging(False), self._log_prob_lock, _removing_new_output(model):
+        with (
+            cmdstanpy_logging(False),
+            environment_kept(CMDSTANPY_ENVIRONMENT),
+            self._log_prob_lock,
+            _removing_new_output(model),
+        ):
             return np.array(
                 [
                     float(
@@ -198,14 +183,24 @@ class CmdStanPyEngine(Engine):
             )
 
 
+def executable_starts(executable: Path) -> bool:
+    """Whether a compiled model runs at all (``model info`` exits with 0)."""
+    return command_succeeds([str(executable), "info"], START_CHECK_TIMEOUT)
+
+
 def sample_arguments(data: StanData, settings: SamplerSettings, folder: Path) -> dict[str, Any]:
-    """The keyword arguments of ``CmdStanModel.sample`` for ``settings``, output in ``folder``."""
+    """The keyword arguments of ``CmdStanModel.sample`` for ``settings``, output in ``folder``.
+
+    Without warm-up (``warmup=0``) adaptation is switched off (cmdstanpy refuses adaptation
+    without warm-up iterations); the sampler then keeps its initial step size and unit metric.
+    """
     return {
         "data": dict(data),
         "chains": settings.chains,
         "parallel_chains": min(settings.chains, os.cpu_count() or 1),
         "iter_warmup": settings.warmup,
         "iter_sampling": settings.draws,
+        "adapt_engaged": settings.warmup > 0,
         "seed": settings.seed,
         "inits": [dict(i) for i in settings.inits] if settings.inits else None,
         "max_treedepth": settings.max_treedepth,
@@ -216,18 +211,68 @@ def sample_arguments(data: StanData, settings: SamplerSettings, folder: Path) ->
     }
 
 
-def sampling_error(program: StanProgram, error: RuntimeError) -> EngineError:
-    """The error for a failed CmdStan run: :class:`ChainProcessError` when a chain process was
-    ended by a signal (cmdstanpy reports its return code as negative: ``retcodes=[-9, 0]``)."""
-    codes = _RETURN_CODES.search(str(error))
+@contextlib.contextmanager
+def environment_kept(names: Sequence[str]) -> Iterator[None]:
+    """Put the environment variables ``names`` back as they were (set, or unset) after the
+    block."""
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def console_tail(folder: Path, lines: int = CONSOLE_TAIL_LINES) -> str:
+    """The last ``lines`` lines of each chain's console file in ``folder``, labelled.
+
+    Lines naming files (CmdStan echoes its arguments: ``file = ...`` for the data, initial
+    values and output) are left out: those files are in temporary folders deleted with the fit.
+    """
+    parts = []
+    for index, path in enumerate(sorted(folder.glob("*-stdout.txt")), start=1):
+        text = [
+            line
+            for line in path.read_text(errors="replace").strip().splitlines()
+            if "file = " not in line and str(folder) not in line
+        ][-lines:]
+        if text:
+            parts.append(f"Console of chain process {index} (last lines):\n" + "\n".join(text))
+    return "\n".join(parts)
+
+
+def sampling_error(
+    program: StanProgram, error: Exception, folder: Path | None = None
+) -> EngineError:
+    """The error for a failed CmdStan run, told in terms of this package.
+
+    cmdstanpy's message lists the command and output files (which are in ``folder``, deleted
+    when the fit ends) and suggests ``show_console=True`` (not an option here); both are
+    replaced by the return codes and the tail of each chain's console output, read from
+    ``folder`` before it goes. A chain process ended by a signal (cmdstanpy reports its return
+    code as negative: ``retcodes=[-9, 0]``) gives :class:`ChainProcessError`.
+    """
+    text = str(error)
+    codes = _RETURN_CODES.search(text)
+    summary = text.split("Command and output files:")[0]
+    summary = re.sub(r"\s*Consider re-running with show_console=True.*", "", summary, flags=re.S)
+    details = [summary.strip()]
+    if codes is not None:
+        details.append(f"Return codes of the chain processes: {codes.group(1)}")
+    if folder is not None and folder.is_dir():
+        details.append(console_tail(folder))
+    message = "\n".join(part for part in details if part)
     killed = codes is not None and any(int(c) < 0 for c in re.findall(r"-?\d+", codes.group(1)))
     if killed:
         return ChainProcessError(
             f"A CmdStan chain process of {program.name!r} was ended by a signal during sampling "
             "(killed, e.g. by the out-of-memory killer, or crashed); the next fit starts new "
-            f"processes.\n{error}"
+            f"processes.\n{message}"
         )
-    return EngineError(f"CmdStan failed while sampling {program.name!r}:\n{error}")
+    return EngineError(f"CmdStan failed while sampling {program.name!r}:\n{message}")
 
 
 @contextlib.contextmanager

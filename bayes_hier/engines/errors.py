@@ -19,3 +19,7 @@ class CacheDirectoryError(EngineError):
 class CacheRebuiltWarning(UserWarning):
     """A compiled model in the cache was unusable (truncated, or built by another version)
     and has been rebuilt."""
+
+
+class NoEngineError(EngineError):
+    """No Stan engine can run here: neither CmdStan (for cmdstanpy) nor pystan is installed."""

@@ -5,6 +5,10 @@ keyed by the program text, the httpstan version and the Python executable; :func
 makes concurrent first compilations wait for each other instead of racing, and
 :mod:`._httpstan_cache` checks a cached model before it is used. What a fit leaves behind (stored
 fits, socket files) and a process pool broken by a dead chain are handled in :mod:`._httpstan`.
+A compilation keeps the C++ compiler's intermediate files in a temporary folder that is removed
+afterwards (httpstan would put them in ``build/`` under the working directory).
+
+Installed with the ``pystan`` extra (``pip install "bayes_hier[pystan]"``; not on Windows).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ..stan_programs import StanProgram
 from . import _httpstan_cache
 from ._cache import writable_directory
 from ._httpstan import (
+    build_in,
     httpstan_fit_scope,
     patient_stanc,
     pool_is_broken,
@@ -37,7 +42,8 @@ from ._httpstan import (
 )
 from ._httpstan import stop_chain_processes as stop_chain_processes
 from ._locking import compile_lock
-from ._progress import ProgressReader
+from ._progress import ProgressReader, announce_compilation
+from ._temporary import private_temporary_folder
 from .base import Engine, SamplerSettings, StanData
 from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
 
@@ -142,15 +148,13 @@ class PyStanEngine(Engine):
         import httpstan.cache
 
         writable_directory(httpstan.cache.cache_directory(), HTTPSTAN_CACHE_VARIABLE)
-        print(
-            f"bayes_hier: compiling the Stan program {program.name!r} with pystan "
-            "(first use on this machine; about a minute)...",
-            file=sys.stderr,
-            flush=True,
-        )
-        with _captured_file_descriptors() as log:
+        announce_compilation(program.name, "pystan", "about a minute")
+        with (
+            _captured_file_descriptors() as log,
+            private_temporary_folder("bayes_hier_build_") as build,
+        ):
             try:
-                with patient_stanc():
+                with patient_stanc(), build_in(str(build)):
                     run_in_stan_thread(lambda: asyncio.run(self._compile(program.code)))
             except Exception as error:
                 raise EngineError(

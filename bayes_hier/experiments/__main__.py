@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .executors import WorkerLostError
+from ..parallel import WorkerLostError
 from .main import EXPERIMENTS, run_experiments
 from .runner import Settings
 

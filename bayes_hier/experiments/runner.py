@@ -1,7 +1,7 @@
 """Settings, per-repetition seeds and the helpers every experiment shares.
 
-The repetitions run through :mod:`.executors` (:func:`make_executor`, :func:`run_tasks`; both
-re-exported here), which save each result as it finishes and resume an interrupted run.
+The repetitions run through :mod:`bayes_hier.parallel` (:func:`make_executor`, :func:`run_tasks`;
+both re-exported here), which save each result as it finishes and resume an interrupted run.
 
 Seeds: repetition ``rep`` of setting ``setting`` of experiment ``experiment`` uses
 ``SeedSequence([base_seed, experiment, setting, rep])`` (:func:`repetition_seeds`), so any single
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..parallel import InlineExecutor, make_executor, run_tasks
 from .checkpoints import Checkpoints, TaskTiming
-from .executors import InlineExecutor, make_executor, run_tasks
 
 BASE_SEED = 20170101
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..data import CVData
 from ..decision import OUTCOMES
+from ..diagnostics import convergence_problems
 from ..formatting import toward_half
 from ..probabilities import (
     Probabilities,
@@ -105,6 +106,12 @@ class HierarchicalResult(ComparisonResult):
         self.diagnostics = diagnostics
         self.settings = settings
         self.hdi_prob = hdi_prob
+
+    @property
+    def convergence_problems(self) -> tuple[str, ...]:
+        """The fit's failed convergence checks (divergences, R-hat, ESS; each with its fix):
+        with any of them, :meth:`decision` declares nothing ("not converged")."""
+        return tuple(convergence_problems(self.diagnostics))
 
     # ------------------------------------------------------------------ draws
     def _draws(self, name: str) -> np.ndarray:

@@ -5,56 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import arviz as az
 import numpy as np
-import xarray as xr
 
-from .._validate import check_bool, check_fraction, check_int
+from .._validate import check_bool, check_fraction
 from ..compare.core import package_versions
 from ..compare.frequentist import frequentist_view
 from ..compare.tidy import ModelScores, PairUsage, model_scores
-from ..diagnostics import compute_diagnostics, diagnostic_problems
-from ..engines import Engine, SamplerSettings, get_engine
+from ..engines import Engine
+from ..fitting import SamplerOptions, fit_model, seed_streams
 from ..rope import Rope, RopeLike
-from ..seeding import SeedLike, derive_seed, resolve_seed
-from ..stan_programs import load_program
+from ..seeding import SeedLike
 from .data import MultiCVData
-from .model_input import JointModelInput, JointPrior, build_joint_input, initial_values
-from .posterior import complete_posterior, pair_labels
+from .model import JOINT
+from .model_input import JointPrior
+from .posterior import pair_labels
 from .propriety import check_enough_datasets
 from .result import JointResult, pair_datasets, pair_result
-
-#: Variables checked by the diagnostics: every reported quantity (per pair, model, data set).
-DIAGNOSED = ("delta0", "sigma0", "mu0", "nu", "nu_alpha", "nu_beta", "mu", "sigma", "tau")
-
-
-def run_joint_fit(
-    data: MultiCVData,
-    model_input: JointModelInput,
-    *,
-    engine: Engine,
-    settings: SamplerSettings,
-    theta_rng: np.random.Generator,
-    program: str = "joint",
-) -> az.InferenceData:
-    """Sample ``joint.stan`` (or the reference ``joint_matrix.stan``) and complete the draws
-    (:func:`~.posterior.complete_posterior`: θ_i from their full conditional, original units)."""
-    stan_data = model_input.data if program == "joint" else model_input.matrix_data()
-    idata = engine.sample(load_program(program), stan_data, settings)
-    return complete_posterior(idata, model_input, data.models, data.datasets, theta_rng)
-
-
-def diagnosed_view(idata: az.InferenceData) -> az.InferenceData:
-    """The posterior with the quantities that exist: ``sigma`` of a pair on a data set where one
-    of its models was not run is NaN and is left out (the diagnostics would rank NaN)."""
-    posterior = idata.posterior
-    if "sigma" not in posterior or np.isfinite(posterior["sigma"].values).all():
-        return idata
-    cells = posterior["sigma"].stack(cell=("dataset", "pair"))
-    finite = np.isfinite(cells.values).all(axis=(0, 1))
-    sigma = xr.DataArray(cells.values[..., finite], dims=("chain", "draw", "cell"))
-    view = posterior.drop_vars("sigma").assign(sigma=sigma)
-    return az.InferenceData(posterior=view, sample_stats=idata.sample_stats)
 
 
 def joint_test(
@@ -126,9 +92,18 @@ def joint_test(
     -------
     JointResult
     """
+    options = SamplerOptions(
+        chains=chains,
+        draws=draws,
+        warmup=warmup,
+        adapt_delta=adapt_delta,
+        max_treedepth=max_treedepth,
+        engine=engine,
+        progress=progress,
+    )
     higher_is_better = check_bool(higher_is_better, "higher_is_better")
     hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
-    chains, warn = check_int(chains, "chains", minimum=1), check_bool(warn, "warn")
+    warn = check_bool(warn, "warn")
     scores = (
         data
         if isinstance(data, ModelScores)
@@ -139,43 +114,17 @@ def joint_test(
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
     prior = JointPrior(nu_prior=nu_prior, alpha_range=alpha_range, beta_range=beta_range)
-    root = resolve_seed(seed)
-    model_input = build_joint_input(
-        cv, parsed_rope, prior, np.random.default_rng(derive_seed(root, "perturbation"))
-    )
-    stan_seed = derive_seed(root, "stan")
-    settings = SamplerSettings(
-        chains=chains,
-        draws=draws,
-        warmup=warmup,
-        seed=stan_seed,
-        inits=initial_values(
-            model_input, chains, np.random.default_rng(derive_seed(root, "inits"))
-        ),
-        max_treedepth=max_treedepth,
-        adapt_delta=adapt_delta,
-        progress=progress,
-    )
-    resolved = get_engine(engine)
-    idata = run_joint_fit(
+    fitted = fit_model(
+        JOINT,
         cv,
-        model_input,
-        engine=resolved,
-        settings=settings,
-        theta_rng=np.random.default_rng(derive_seed(root, "thetas")),
+        rope=parsed_rope,
+        prior=prior,
+        options=options,
+        seed=seed_streams(seed),
+        warn=False,  # the result warns, pair by pair (below)
     )
-    diagnostics = compute_diagnostics(diagnosed_view(idata), DIAGNOSED, max_treedepth)
-    run_settings = {
-        "engine": resolved.name,
-        "seed": root,
-        "stan_seed": stan_seed,
-        "chains": chains,
-        "draws": draws,
-        "warmup": warmup,
-        "adapt_delta": adapt_delta,
-        "max_treedepth": max_treedepth,
-        "problems": diagnostic_problems(diagnostics),
-    }
+    idata, model_input, diagnostics = fitted.idata, fitted.model_input, fitted.diagnostics
+    run_settings = fitted.settings
     pairs = {
         pair: pair_result(
             idata, cv, pair, parsed_rope, model_input, prior, diagnostics, run_settings, hdi_prob
@@ -191,7 +140,7 @@ def joint_test(
         model_input=model_input,
         prior=prior,
         diagnostics=diagnostics,
-        predictive_seed=derive_seed(root, "predictive"),
+        predictive_seed=fitted.streams.predictive,
         hdi_prob=hdi_prob,
         models=cv.models,
         method="joint",
@@ -270,11 +219,4 @@ def compare_joint(
     )
 
 
-__all__ = [
-    "DIAGNOSED",
-    "compare_joint",
-    "diagnosed_view",
-    "joint_test",
-    "pair_usage",
-    "run_joint_fit",
-]
+__all__ = ["compare_joint", "joint_test", "pair_usage"]

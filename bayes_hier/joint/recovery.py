@@ -8,7 +8,7 @@ truth, for data set i = 1..q and model a = 1..k:
     μ_ia = m_i + A·[a = better] + s z_ia,   z_ia ~ N(0, 1)   (true mean score)
     X_i = 1 μ_iᵀ + E_i,   Cov(vec E_i) = Λ ⊗ R,   Λ = σ²[(1 − r)I + r11ᵀ],  R = (1 − ρ)I + ρ11ᵀ
 
-with ρ = 1/folds (:func:`~bayes_hier.calibration.joint_scores.kronecker_normal`). The
+with ρ = 1/folds (:func:`~bayes_hier.examples.kronecker_normal`). The
 scenario ``"one_better"`` has the advantage A (2 points by default): the better model beats
 each other one by A on average, by A ± s√2 on a given data set; ``"all_equal"`` has A = 0, so
 every pairwise difference is N(0, 2s²) across data sets, mostly inside a rope of 1 point.
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..calibration.joint_scores import kronecker_normal
+from ..examples import kronecker_normal
 from ..seeding import SeedLike, derive_seed, resolve_seed
 from .propriety import check_enough_datasets
 
@@ -300,7 +300,7 @@ def recovery_study(
         true population-mean effect of the model or difference of the pair; the fit's
         ``divergences`` and ``max_rhat``.
     """
-    from ..experiments.runner import make_executor, run_tasks
+    from ..parallel import make_executor, run_tasks
 
     for scenario in scenarios:
         check_scenario(scenario)

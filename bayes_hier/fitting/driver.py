@@ -1,0 +1,178 @@
+"""``fit_model``: the one driver that fits every Stan model of the package.
+
+It owns what is the same for all models: the seed streams (:func:`~.seeds.seed_streams`), the
+sampler settings (:class:`SamplerOptions`, checked before any work), the engine, the
+diagnostics and their thresholds (:mod:`bayes_hier.diagnostics`), the warnings, and the record
+of the settings that reproduces a fit. The model (:class:`~.model.StanModel`) supplies the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import arviz as az
+
+from .._validate import check_bool, check_fraction, check_int
+from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
+from ..engines import Engine, SamplerSettings, get_engine
+from ..seeding import SeedLike
+from ..stan_programs import load_program
+from .model import StanModel
+from .seeds import SeedStreams, seed_streams
+
+
+@dataclass(frozen=True)
+class SamplerOptions:
+    """The user's MCMC settings, checked when made (before any data is touched).
+
+    Attributes
+    ----------
+    chains, draws, warmup
+        Chains, post-warm-up draws per chain and warm-up iterations per chain (whole numbers:
+        ``chains, draws >= 1``, ``warmup >= 0``).
+    adapt_delta, max_treedepth
+        NUTS' target acceptance rate (in (0, 1)) and maximum tree depth.
+    engine
+        ``"auto"``, ``"pystan"``, ``"cmdstanpy"`` or an :class:`~bayes_hier.engines.Engine`.
+    progress
+        One progress bar on stderr while sampling.
+    """
+
+    chains: int = 4
+    draws: int = 1000
+    warmup: int = 1000
+    adapt_delta: float = 0.9
+    max_treedepth: int = 10
+    engine: str | Engine = "auto"
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        for name, minimum in (("chains", 1), ("draws", 1), ("warmup", 0), ("max_treedepth", 1)):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
+        object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
+        object.__setattr__(self, "progress", check_bool(self.progress, "progress"))
+
+
+@dataclass(frozen=True)
+class FittedModel:
+    """What :func:`fit_model` hands to a model's result.
+
+    Attributes
+    ----------
+    idata
+        The completed posterior (the model's quantities, in the data's units).
+    model_input
+        What the model built from the data (:meth:`StanModel.build_input`).
+    diagnostics, problems
+        The convergence diagnostics (:func:`~bayes_hier.diagnostics.compute_diagnostics`) and
+        the sentences of those that failed.
+    settings
+        The record that reproduces the fit: engine, both seeds, the sampler settings, problems.
+    streams
+        The seed streams (the result's own simulations use ``streams.predictive``).
+    """
+
+    idata: az.InferenceData
+    model_input: Any
+    diagnostics: dict[str, float]
+    problems: list[str]
+    settings: dict[str, Any]
+    streams: SeedStreams
+
+    @property
+    def converged(self) -> bool:
+        """Whether every diagnostic passed."""
+        return not self.problems
+
+
+def sample_model(
+    model: StanModel,
+    data: Any,
+    model_input: Any,
+    settings: SamplerSettings,
+    *,
+    engine: str | Engine = "auto",
+    rng: Any,
+    program: str | None = None,
+) -> az.InferenceData:
+    """Sample ``model`` on ``data``'s input, already built, and complete the draws (no
+    diagnostics).
+
+    The step of :func:`fit_model` that simulation studies (SBC, benchmarks) call with inputs and
+    settings of their own; ``rng`` completes the posterior (:meth:`StanModel.complete`).
+    """
+    program = program or model.program
+    stan_data = model.stan_data(model_input, program)
+    idata = get_engine(engine).sample(load_program(program), stan_data, settings)
+    return model.complete(idata, data, model_input, rng)
+
+
+def fit_model(
+    model: StanModel,
+    data: Any,
+    *,
+    rope: Any,
+    prior: Any,
+    options: SamplerOptions,
+    seed: SeedLike | SeedStreams = None,
+    warn: bool = True,
+    label: str | None = None,
+    program: str | None = None,
+) -> FittedModel:
+    """Fit ``model`` to ``data``: build its input, sample, complete the draws, diagnose.
+
+    Parameters
+    ----------
+    model
+        The model (:class:`~.model.StanModel`).
+    data, rope, prior
+        Validated data, the parsed rope and the model's prior, as its ``build_input`` takes them.
+    options
+        The sampler settings.
+    seed
+        A seed (:mod:`bayes_hier.seeding`) or streams already split from one.
+    warn
+        Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` per failed diagnostic, headed
+        by ``label`` (default: the model's name).
+    program
+        Another program of the same model (a reference implementation), default
+        ``model.program``.
+    """
+    streams = seed if isinstance(seed, SeedStreams) else seed_streams(seed)
+    model_input = model.build_input(data, rope, prior, streams.perturbation)
+    coords, dims = model.coordinates(data, model_input)
+    settings = SamplerSettings(
+        chains=options.chains,
+        draws=options.draws,
+        warmup=options.warmup,
+        seed=streams.stan,
+        inits=model.initial_values(model_input, options.chains, streams.inits),
+        max_treedepth=options.max_treedepth,
+        adapt_delta=options.adapt_delta,
+        progress=options.progress,
+        coords=coords,
+        dims=dims,
+    )
+    engine = get_engine(options.engine)
+    idata = sample_model(
+        model, data, model_input, settings, engine=engine, rng=streams.posterior, program=program
+    )
+    diagnostics = compute_diagnostics(
+        model.diagnosed_view(idata), model.diagnosed, settings.max_treedepth
+    )
+    problems = diagnostic_problems(diagnostics)
+    if check_bool(warn, "warn"):
+        warn_on_problems(problems, label or model.name)
+    record = {
+        "engine": engine.name,
+        "seed": streams.seed,
+        "stan_seed": streams.stan,
+        **{name: value for name, value in asdict(options).items() if name != "engine"},
+        "problems": problems,
+    }
+    record.pop("progress")
+    return FittedModel(idata, model_input, diagnostics, problems, record, streams)
+
+
+__all__ = ["FittedModel", "SamplerOptions", "fit_model", "sample_model"]

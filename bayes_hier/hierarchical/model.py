@@ -1,0 +1,155 @@
+"""The hierarchical model as a :class:`~bayes_hier.fitting.StanModel`: its program
+(``stan/hierarchical.stan``), input, initial values and the completion of its draws."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import arviz as az
+import numpy as np
+import xarray as xr
+
+from ..data import CVData
+from ..rope import Rope
+from .likelihood import delta_full_conditional
+from .model_input import (
+    NU_PRIORS,
+    HierarchicalPrior,
+    ModelInput,
+    build_model_input,
+    initial_values,
+)
+from .result import HierarchicalResult
+from .scale_mixture import nu_from_standardised, tau_from_standardised
+
+#: Variables checked by the diagnostics (per-data-set vectors included).
+DIAGNOSED = ("delta0", "sigma0", "nu", "nu_alpha", "nu_beta", "delta", "sigma", "tau")
+#: Variables in the units of the differences, rescaled back after sampling.
+LOCATION_SCALE = ("delta0", "sigma0", "delta", "sigma")
+
+
+def _scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
+    """A length-1 array variable of the Stan program as a scalar (None when it has length 0)."""
+    if name not in posterior:
+        return None
+    variable = posterior[name]
+    extra = [d for d in variable.dims if d not in ("chain", "draw")]
+    if not extra:
+        return variable
+    return variable.isel({extra[0]: 0}, drop=True) if variable.sizes[extra[0]] == 1 else None
+
+
+def complete_posterior(
+    idata: az.InferenceData, model_input: ModelInput, rng: np.random.Generator
+) -> az.InferenceData:
+    """Turn the sampler's coordinates into the model's quantities, in the original units.
+
+    * ν = 1 + exp(log(ν − 1)) and the mixing precisions τ_i from their standardised logarithms
+      (:mod:`.scale_mixture`); with the Gaussian population there are neither (τ_i = 1).
+    * The true differences δ_i, integrated out by the Stan program, are drawn from their normal
+      full conditional given each draw's δ₀, σ₀, τ_i and σ_i
+      (:func:`~.likelihood.delta_full_conditional`): one exact conditional draw per posterior
+      draw, so their draws are posterior draws.
+    * Locations and scales are multiplied back by the scale of the data.
+    """
+    posterior = idata.posterior
+    data = model_input.data
+    alpha, beta = _scalar_draws(posterior, "nu_alpha"), _scalar_draws(posterior, "nu_beta")
+    nu_raw = _scalar_draws(posterior, "nu_raw")
+    sigma0, sigma = posterior["sigma0"], posterior["sigma"]
+    variables: dict[str, xr.DataArray] = {"delta0": posterior["delta0"], "sigma0": sigma0}
+    population_variance = sigma0**2
+    if nu_raw is not None:
+        if alpha is not None and beta is not None:
+            shape, rate = alpha, beta
+        else:
+            shape, rate = data["nu_shape"], data["nu_rate"]
+        nu = xr.apply_ufunc(nu_from_standardised, nu_raw, shape, rate)
+        tau_raw = posterior["tau_raw"]  # per data set, like sigma (dimension names may differ)
+        tau_raw = tau_raw.rename({tau_raw.dims[-1]: sigma.dims[-1]})
+        tau = xr.apply_ufunc(tau_from_standardised, tau_raw, nu)
+        population_variance = population_variance / tau
+        variables["nu"] = nu
+    mean, variance = xr.apply_ufunc(
+        delta_full_conditional,
+        xr.DataArray(np.asarray(data["n"], float), dims=sigma.dims[-1:]),
+        xr.DataArray(np.asarray(data["xbar"], float), dims=sigma.dims[-1:]),
+        xr.DataArray(np.asarray(data["rho"], float), dims=sigma.dims[-1:]),
+        sigma,
+        posterior["delta0"],
+        population_variance,
+        output_core_dims=[[], []],
+    )
+    mean, variance = mean.transpose(*sigma.dims), variance.transpose(*sigma.dims)
+    variables["delta"] = mean + np.sqrt(variance) * rng.standard_normal(mean.shape)
+    variables["sigma"] = sigma
+    if nu_raw is not None:
+        variables["tau"] = tau.transpose(*sigma.dims)
+    for name, value in (("nu_alpha", alpha), ("nu_beta", beta)):
+        if value is not None:
+            variables[name] = value
+    for name in LOCATION_SCALE:
+        variables[name] = variables[name] * model_input.scale
+    idata.posterior = xr.Dataset(variables, attrs=posterior.attrs)
+    idata.posterior.attrs.update(
+        scale=model_input.scale, units="original units of the scores (d = second - first)"
+    )
+    return idata
+
+
+class HierarchicalModel:
+    """The two-model hierarchical model of Corani et al. (2017) (see :func:`hierarchical_test`)."""
+
+    name = "hierarchical test"
+    program = "hierarchical"
+    diagnosed = DIAGNOSED
+    result_type = HierarchicalResult
+
+    def build_input(
+        self, data: CVData, rope: Rope, prior: HierarchicalPrior, rng: np.random.Generator
+    ) -> ModelInput:
+        return build_model_input(data, rope, prior, rng)
+
+    def stan_data(self, model_input: ModelInput, program: str) -> Mapping[str, Any]:
+        """``hierarchical.stan`` reads sufficient statistics; the reference program
+        ``hierarchical_matrix.stan`` the raw differences."""
+        return model_input.data if program == self.program else model_input.matrix_data()
+
+    def initial_values(
+        self, model_input: ModelInput, chains: int, rng: np.random.Generator
+    ) -> list[dict[str, Any]]:
+        return initial_values(model_input, chains, rng)
+
+    def coordinates(
+        self, data: CVData, model_input: ModelInput
+    ) -> tuple[Mapping[str, Sequence[Any]], Mapping[str, Sequence[str]]]:
+        """The data sets label ``sigma`` and, with a Student-t population, ``tau_raw``."""
+        per_dataset = {"sigma": ["dataset"]}
+        if model_input.data["nu_prior"] != NU_PRIORS["gaussian"][0]:
+            per_dataset["tau_raw"] = ["dataset"]
+        return {"dataset": list(data.datasets)}, per_dataset
+
+    def complete(
+        self,
+        idata: az.InferenceData,
+        data: CVData | None,
+        model_input: ModelInput,
+        rng: np.random.Generator,
+    ) -> az.InferenceData:
+        return complete_posterior(idata, model_input, rng)
+
+    def diagnosed_view(self, idata: az.InferenceData) -> az.InferenceData:
+        return idata
+
+
+#: The one instance :func:`~bayes_hier.hierarchical.hierarchical_test` fits.
+HIERARCHICAL = HierarchicalModel()
+
+__all__ = [
+    "DIAGNOSED",
+    "HIERARCHICAL",
+    "LOCATION_SCALE",
+    "HierarchicalModel",
+    "complete_posterior",
+]
