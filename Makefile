@@ -38,7 +38,7 @@ demo-many: $(VENV)/.installed
 	$(BIN)/python -c "from bayes_hier.examples import load_uci_weka; \
 		load_uci_weka().to_csv('demo_output/uci_weka_10x10cv.csv', index=False)"
 	$(BIN)/bayes-hier compare demo_output/uci_weka_10x10cv.csv --rope 1 --seed 1 --jobs $(JOBS) \
-		--out demo_output/many
+		--out demo_output/many --force
 
 # Render demo_output/many/report.html in headless Chromium (Debian: apt-get install chromium).
 report-screenshot: demo-many

@@ -10,6 +10,7 @@ model is better).
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,6 +107,39 @@ def warn_if_one_run_assumed(folds: int, reason: str, fix: str) -> None:
         )
 
 
+def check_scores_are_numbers(values: pd.Series, column: str) -> None:
+    """ValueError when a score column holds text: inputs are checked, not converted.
+
+    Text that is no number (``"oops"``) and numbers written as text (``"0.8"``, what a column
+    with one bad cell holds after ``read_csv``) are both refused, with the first example and how
+    to fix it; NaN (a failed fold) and real numbers pass.
+    """
+    if values.dtype.kind != "O":
+        return
+    bad = (pd.to_numeric(values, errors="coerce").isna() & values.notna()).to_numpy()
+    if bad.any():
+        example = values[bad].iloc[0]
+        comma = isinstance(example, str) and re.fullmatch(r"\s*[-+]?\d*,\d+\s*", example)
+        hint = (
+            " It looks like a decimal comma: write the decimals with a point."
+            if comma
+            else " Leave a failed fold empty or NaN."
+        )
+        raise ValueError(
+            f"The score column {column!r} has {int(bad.sum())} non-numeric value(s), e.g. "
+            f"{example!r}; scores must be numbers.{hint}"
+        )
+    text = values.map(lambda v: isinstance(v, (str, bytes))).to_numpy(bool)
+    if not text.any():
+        return
+    example = values[text].iloc[0]
+    raise ValueError(
+        f"The score column {column!r} holds {int(text.sum())} number(s) written as text, e.g. "
+        f"{example!r}; scores are checked, not converted. Convert the column to numbers first, "
+        f"e.g. frame[{column!r}] = pandas.to_numeric(frame[{column!r}])."
+    )
+
+
 def finite_scores(
     frame: pd.DataFrame, score_column: str, key_columns: Sequence[str], owner: str = ""
 ) -> pd.Series:
@@ -114,6 +148,7 @@ def finite_scores(
     Raises a ValueError naming the first offending row (its ``key_columns``) when a score is NaN,
     infinite or not a number; ``owner`` starts the message (e.g. ``"Model 'a' has "``).
     """
+    check_scores_are_numbers(frame[score_column], score_column)
     scores = pd.to_numeric(frame[score_column], errors="coerce").astype(float)
     bad = ~np.isfinite(scores.to_numpy())
     if bad.any():
@@ -141,7 +176,7 @@ def _float_array(values: Any, label: str) -> np.ndarray:
         ) from None
     if array.dtype.kind in "biuf":
         return array.astype(float)
-    if array.dtype.kind == "O":
+    if array.dtype.kind == "O" and not any(isinstance(v, (str, bytes)) for v in array.flat):
         try:
             return array.astype(float)
         except (TypeError, ValueError):

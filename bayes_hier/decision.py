@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._validate import check_fraction
+from .formatting import toward_half
 from .probabilities import Probabilities
 
 OUTCOMES: tuple[str, str, str] = ("left", "rope", "right")
@@ -117,9 +118,9 @@ class Decision:
         if self.outcome == "inconclusive":
             return (
                 f"inconclusive: no outcome has probability above {1 - self.alpha:g} "
-                f"(the largest is {self.probability:.3f})"
+                f"(the largest is {toward_half(self.probability)})"
             )
-        return f"{self.label} (probability {self.probability:.3f} > {1 - self.alpha:g})"
+        return f"{self.label} (probability {toward_half(self.probability)} > {1 - self.alpha:g})"
 
 
 def decide(

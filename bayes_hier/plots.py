@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .formatting import toward_half
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -63,7 +65,7 @@ def plot_simplex(
         ax.text(
             corner[0] + dx,
             corner[1] + dy,
-            f"{labels[keys[k]]}\n(p = {shares[k]:.3f})",
+            f"{labels[keys[k]]}\n(p = {toward_half(shares[k])})",
             ha=ha,
             va="center",
             fontsize=10,

@@ -17,6 +17,7 @@ from .decision import (
     outcome_labels,
     posterior_odds,
 )
+from .formatting import toward_half
 from .probabilities import Probabilities
 from .rope import Rope
 from .sensitivity import plot_rope_sensitivity, rope_sensitivity
@@ -109,13 +110,26 @@ class ComparisonResult:
         converged"`` when the fit failed its convergence checks (:attr:`convergence_problems`)."""
         return decide(self.probs, self.names, alpha, self.convergence_problems)
 
+    @property
+    def warnings(self) -> list[str]:
+        """Everything besides the data and the settings that shaped the numbers, in words: the
+        warnings the test issued (e.g. constant differences given a spread, a rope that looks
+        like it is in other units, an assumed design) and the sampler's failed checks."""
+        issued = self.__dict__.get("issued_warnings", [])
+        problems = getattr(self, "settings", {}).get("problems", [])
+        return [*issued, *problems]
+
+    def _warning_lines(self) -> list[str]:
+        """:attr:`warnings` as the last lines of a summary, one "Warning: ..." each."""
+        return [f"Warning: {text}" for text in self.warnings]
+
     def _probability_lines(self, probs: Probabilities, indent: str = "  ") -> list[str]:
         width = max(len(label) for label in self.labels.values())
         lines = []
         for key, p in zip(OUTCOMES, probs):
             if key == "rope" and self.rope.is_empty:
                 continue
-            lines.append(f"{indent}P({self.labels[key]:<{width}}) = {p:.4f}")
+            lines.append(f"{indent}P({self.labels[key]:<{width}}) = {toward_half(p, 4)}")
         return lines
 
     def _decision_lines(self, alpha: float = 0.05) -> list[str]:
@@ -134,7 +148,7 @@ class ComparisonResult:
     def __repr__(self) -> str:
         p = self.probs
         return (
-            f"<{type(self).__name__} {self.test_name}, {self.names[1]} vs {self.names[0]}: "
+            f"<{type(self).__name__} {self.test_name}, {self.names[0]} vs {self.names[1]}: "
             f"P(left, rope, right) = ({p.left:.3f}, {p.rope:.3f}, {p.right:.3f})>"
         )
 

@@ -206,7 +206,7 @@ def test_correlated_t_reports():
     assert list(table.columns) == ["outcome", "label", "probability"]
     assert table.probability.sum() == pytest.approx(1)
     text = str(res)
-    assert "forest vs svm" in text and "HDI" in text and "Decision" in text
+    assert "svm vs forest" in text and "HDI" in text and "Decision" in text
     assert res.decision(0.5).outcome in ("left", "rope", "right", "inconclusive")
     assert "CorrelatedTResult" in repr(res)
 
@@ -379,7 +379,7 @@ def test_simplex_result_reports_and_validation():
     table = res.to_frame()
     assert list(table.columns) == ["outcome", "label", "probability", "mean_theta"]
     assert table.probability.sum() == pytest.approx(1)
-    assert "svm vs nb" in str(res) and "seed 0" in str(res)
+    assert "nb vs svm" in str(res) and "seed 0" in str(res)
     assert set(res.probs_by_name) == {"nb better", "practically equivalent", "svm better"}
     with pytest.raises(ValueError, match="different lengths"):
         signed_rank_test(x, y[:-1])

@@ -14,5 +14,5 @@ def test_demo_runs_on_the_packaged_real_data_from_any_folder(tmp_path, monkeypat
     assert demo.main(["--out", str(tmp_path), "--first", "j48", "--second", "j48gr"]) == 0
     out = capsys.readouterr().out
     assert "example_data/uci_weka_10x10cv.csv.gz" in out
-    assert "j48gr vs j48 on 54 data sets" in out
+    assert "j48 vs j48gr on 54 data sets" in out
     assert (tmp_path / "hierarchical_j48_vs_j48gr.png").stat().st_size > 10_000

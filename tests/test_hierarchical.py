@@ -60,7 +60,7 @@ def test_per_dataset_table_and_shrinkage(clear_win):
 
 def test_result_reports_and_tables(clear_win):
     text = str(clear_win)
-    for needle in ("B vs A on 12 data sets", "P(B better", "Decision", "divergences", "delta0"):
+    for needle in ("A vs B on 12 data sets", "P(B better", "Decision", "divergences", "delta0"):
         assert needle in text
     frame = clear_win.to_frame()
     assert list(frame.outcome) == ["left", "rope", "right"]

@@ -337,7 +337,7 @@ def test_ties_get_a_deterministic_mean_preserving_spread():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         second, _ = perturb_ties(data, Rope(-0.01, 0.01), np.random.default_rng(1))
-    assert labels == ("set 2: b vs a", "set 1: c vs a", "set 2: d vs a")
+    assert labels == ("set 2: a vs b", "set 1: a vs c", "set 2: a vs d")
     for mine, again, block in zip(first, second, blocks):
         np.testing.assert_array_equal(mine, again)
         np.testing.assert_allclose(mine.mean(axis=0), block.mean(axis=0), atol=1e-15)

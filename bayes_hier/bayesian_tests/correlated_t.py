@@ -23,6 +23,7 @@ from scipy import stats
 from .._validate import check_fraction, check_int
 from ..data import CVData, as_single_cvdata
 from ..decision import OUTCOMES
+from ..issued import records_warnings
 from ..probabilities import Probabilities, student_t_region_masses
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike, resolve_seed
@@ -153,7 +154,7 @@ class CorrelatedTResult(BayesianTestResult):
         low, high = self.hdi()
         cv = self.cv
         lines = [
-            f"{self.test_name}: {second} vs {first}, {cv.runs[0]} run(s) x {cv.folds[0]} folds "
+            f"{self.test_name}: {first} vs {second}, {cv.runs[0]} run(s) x {cv.folds[0]} folds "
             f"(n = {self.n}, rho = {self.rho:.3g}), rope {self.rope}",
             f"  difference d = {second} - {first}"
             + ("" if cv.higher_is_better else " (scores negated: lower is better)"),
@@ -165,7 +166,7 @@ class CorrelatedTResult(BayesianTestResult):
             *self._probability_lines(self.probs),
             *self._decision_lines(alpha),
         ]
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
     # ------------------------------------------------------------------ plots
     def plot_density(self, ax: Axes | None = None) -> Figure:
@@ -192,6 +193,7 @@ def _select_dataset(frame: pd.DataFrame, dataset: Any, columns: Mapping[str, str
     return selected
 
 
+@records_warnings
 def correlated_ttest(
     x: Any,
     y: Any = None,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ..formatting import toward_half
 from ..plots import _axes
 from ..probabilities import Probabilities
 from ..rope import Rope
@@ -86,11 +87,11 @@ def plot_student_density(result: StudentPosterior, ax: Axes | None = None) -> Fi
         )
     ax.axvline(0, color="black", lw=0.5, ls=":")
     texts = [
-        (0.02, "left", f"P({result.labels['left']})\n= {p.left:.3f}"),
-        (0.98, "right", f"P({result.labels['right']})\n= {p.right:.3f}"),
+        (0.02, "left", f"P({result.labels['left']})\n= {toward_half(p.left)}"),
+        (0.98, "right", f"P({result.labels['right']})\n= {toward_half(p.right)}"),
     ]
     if not rope.is_empty:
-        texts.insert(1, (0.5, "center", f"P(rope)\n= {p.rope:.3f}"))
+        texts.insert(1, (0.5, "center", f"P(rope)\n= {toward_half(p.rope)}"))
     for x, ha, text in texts:
         key = {"left": "left", "center": "rope", "right": "right"}[ha]
         ax.text(
@@ -106,7 +107,7 @@ def plot_student_density(result: StudentPosterior, ax: Axes | None = None) -> Fi
     ax.set_ylim(0, top * 1.35)
     ax.set_xlabel(f"mean difference {second} − {first}")
     ax.set_ylabel("posterior density")
-    ax.set_title(f"{result.test_name}: {second} vs {first}")
+    ax.set_title(f"{result.test_name}: {first} vs {second}")
     ax.legend(fontsize=8, loc="center left")
     return fig
 
@@ -127,7 +128,7 @@ def plot_histogram(result: SimplexPosterior, ax: Axes | None = None, bins: int =
         ax.text(
             0.02,
             0.97,
-            f"P({labels['left']}) = {p.left:.3f}",
+            f"P({labels['left']}) = {toward_half(p.left)}",
             transform=ax.transAxes,
             ha="left",
             va="top",
@@ -136,7 +137,7 @@ def plot_histogram(result: SimplexPosterior, ax: Axes | None = None, bins: int =
         ax.text(
             0.98,
             0.97,
-            f"P({labels['right']}) = {p.right:.3f}",
+            f"P({labels['right']}) = {toward_half(p.right)}",
             transform=ax.transAxes,
             ha="right",
             va="top",
@@ -150,7 +151,7 @@ def plot_histogram(result: SimplexPosterior, ax: Axes | None = None, bins: int =
                 edges,
                 color=COLOURS[key],
                 alpha=0.45,
-                label=f"θ_{key}: {labels[key]} (P = {p[column]:.3f})",
+                label=f"θ_{key}: {labels[key]} (P = {toward_half(p[column])})",
             )
         ax.legend(fontsize=8)
         ax.set_xlabel("θ (posterior probability of the region)")

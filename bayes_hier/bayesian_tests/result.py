@@ -133,7 +133,7 @@ class SimplexResult(BayesianTestResult):
             n_left, n_rope, n_right = s["counts"]
             counts = f"; data sets left/rope/right of the rope: {n_left}/{n_rope}/{n_right}"
         lines = [
-            f"{self.test_name}: {second} vs {first} on {self.q} data sets, rope {self.rope}",
+            f"{self.test_name}: {first} vs {second} on {self.q} data sets, rope {self.rope}",
             f"  difference z = {second} - {first} (mean per data set)"
             + ("" if self.higher_is_better else ", scores negated: lower is better")
             + counts,
@@ -144,7 +144,7 @@ class SimplexResult(BayesianTestResult):
             *self._decision_lines(alpha),
             f"{s['nsamples']} posterior samples, {prior}, seed {s['seed']}",
         ]
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
     # ------------------------------------------------------------------ plots
     def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:

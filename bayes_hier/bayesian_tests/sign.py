@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..data import per_dataset_differences
+from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike, resolve_seed
 from ._inputs import check_nsamples, check_prior
@@ -66,6 +67,7 @@ def sample_sign(
     return np.random.default_rng(seed).dirichlet(alpha, check_nsamples(nsamples))
 
 
+@records_warnings
 def sign_test(
     x: Any,
     y: Any = None,

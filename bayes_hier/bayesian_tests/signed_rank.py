@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..data import per_dataset_differences
+from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike, resolve_seed
 from ._inputs import check_nsamples, check_prior
@@ -207,6 +208,7 @@ def sample_signed_rank(
     return out
 
 
+@records_warnings
 def signed_rank_test(
     x: Any,
     y: Any = None,

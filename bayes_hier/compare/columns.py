@@ -41,6 +41,16 @@ def _numeric_candidates(frame: pd.DataFrame, taken: set[str]) -> list[str]:
     return out
 
 
+def missing_role_message(role: str, columns: list[str]) -> str:
+    """Why no column was taken for ``role``: the names looked for and the columns there are."""
+    names = ", ".join(COMMON_NAMES[role])
+    numeric = " (or the only numeric column left)" if role == "score" else ""
+    return (
+        f"No {role} column found: looked for a column named {names}{numeric} (in any case) "
+        f"among the columns {columns}; name it with --{role}-col."
+    )
+
+
 def detect_columns(frame: pd.DataFrame, given: Mapping[str, str | None] | None = None) -> dict:
     """The role -> column mapping of ``frame``.
 
@@ -69,6 +79,9 @@ def detect_columns(frame: pd.DataFrame, given: Mapping[str, str | None] | None =
         found = None if role in roles else _by_name(frame, role, set(roles.values()))
         if found is not None:
             roles[role] = found
+    for role in REQUIRED:
+        if role != "score" and role not in roles:
+            raise ValueError(missing_role_message(role, columns))
     if "score" not in roles:
         candidates = _numeric_candidates(frame, set(roles.values()))
         named = _by_name(frame, "score", set(roles.values()))
@@ -81,12 +94,9 @@ def detect_columns(frame: pd.DataFrame, given: Mapping[str, str | None] | None =
                 f"Several numeric columns could be the score ({', '.join(candidates)}); choose "
                 "one with --score-col."
             )
-    for role in REQUIRED:
-        if role not in roles:
-            raise ValueError(
-                f"No {role} column found (columns: {columns}); name it with --{role}-col."
-            )
+        else:
+            raise ValueError(missing_role_message("score", columns))
     return roles
 
 
-__all__ = ["COMMON_NAMES", "detect_columns"]
+__all__ = ["COMMON_NAMES", "detect_columns", "missing_role_message"]

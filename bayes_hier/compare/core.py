@@ -19,6 +19,7 @@ import numpy as np
 
 from .._validate import check_bool, check_fraction, check_int
 from ..data import CVData
+from ..issued import records_warnings
 from ..rope import Rope, RopeLike, RopeScaleWarning
 from ..seeding import SeedLike, derive_seed, resolve_seed
 from .frequentist import frequentist_view
@@ -144,6 +145,7 @@ def _run_pairs(
     return {pair: result for pair, (result, _) in zip(pairs, outcomes)}
 
 
+@records_warnings
 def compare(
     data: Any,
     rope: RopeLike = 0.01,

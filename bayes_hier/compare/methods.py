@@ -14,7 +14,6 @@ an entry to :data:`METHODS`.
 from __future__ import annotations
 
 import inspect
-import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 from ..bayesian_tests import correlated_ttest, sign_test, signed_rank_test
 from ..data import CVData
 from ..hierarchical import hierarchical_test
+from ..issued import is_package_warning
 from ..rope import Rope
 from .result import ManyModelResult
 
@@ -149,18 +149,7 @@ def run_pair_reporting_warnings(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_pair(method, cv, rope, seed, options)
-    return result, [(w.category, str(w.message)) for w in caught if _issued_here(w)]
-
-
-_PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-
-
-def _issued_here(caught: warnings.WarningMessage) -> bool:
-    """Whether a caught warning comes from this package: one of its own categories (those name
-    the user's line, not the package's), or attributed to the package's code."""
-    if caught.category.__module__.partition(".")[0] == __name__.partition(".")[0]:
-        return True
-    return os.path.realpath(caught.filename).startswith(_PACKAGE_DIRECTORY + os.sep)
+    return result, [(w.category, str(w.message)) for w in caught if is_package_warning(w)]
 
 
 __all__ = [

@@ -101,6 +101,7 @@ class MirroredResult(ComparisonResult):
         self.test_name = original.test_name
         self.diagnostics = getattr(original, "diagnostics", {})
         self.settings = getattr(original, "settings", {})
+        self.issued_warnings = original.__dict__.get("issued_warnings", [])
 
     @staticmethod
     def swap(probs: Probabilities) -> Probabilities:
@@ -151,7 +152,7 @@ class MirroredResult(ComparisonResult):
         ]
         if not math.isnan(estimate.mean):
             lines.append(f"difference {second} - {first}: {estimate.mean:.4g} ({estimate.what})")
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
 
 @pair_estimate.register

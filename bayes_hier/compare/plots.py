@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..formatting import toward_half
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -46,7 +48,7 @@ def plot_heatmap(result: Any, kind: str = "better", ax: Axes | None = None) -> F
         for j in range(k):
             if np.isfinite(values[i, j]):
                 colour = "black" if values[i, j] > 0.6 else "white"
-                ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", color=colour)
+                ax.text(j, i, toward_half(values[i, j], 2), ha="center", va="center", color=colour)
     ax.set_xticks(range(k), table.columns, rotation=45, ha="right")
     ax.set_yticks(range(k), table.index)
     ax.set_title(HEATMAP_TITLES[kind])
@@ -68,7 +70,7 @@ def plot_pair_bars(result: Any, ax: Axes | None = None) -> Figure:
         width = shares[:, column]
         ax.barh(range(n), width, left=start, color=colour, label=name, height=0.7)
         for i in np.flatnonzero(width >= 0.12):
-            ax.text(start[i] + width[i] / 2, i, f"{width[i]:.2f}", ha="center", va="center")
+            ax.text(start[i] + width[i] / 2, i, toward_half(width[i], 2), ha="center", va="center")
         start = start + width
     ax.set_yticks(range(n), labels)
     ax.invert_yaxis()

@@ -188,6 +188,19 @@ class ManyModelResult:
         return out
 
     @property
+    def warnings(self) -> list[str]:
+        """Everything besides the data and the settings that shaped the numbers, in words: the
+        warnings issued while comparing (constant differences given a spread, data sets or folds
+        left out, a rope that looks like it is in other units, ...) and each pair's sampling
+        problems. The reports' Warnings section lists them."""
+        issued = self.__dict__.get("issued_warnings", [])
+        problems = []
+        for (a, b), reasons in self.problems.items():
+            where = f"{a} vs {b}" if (a, b) in self.pair_results else a  # e.g. a joint fit
+            problems.append(f"{where}: {'; '.join(r.rstrip('.') for r in reasons)}.")
+        return [*issued, *problems]
+
+    @property
     def dropped(self) -> list[str]:
         """One sentence per data set a pair dropped or used in part."""
         return [line for usage in self.usage.values() for line in usage.describe()]
@@ -204,7 +217,7 @@ class ManyModelResult:
     # ------------------------------------------------------------------ text and tables
     def sentences(self) -> list[str]:
         """One sentence per pair stating its decision with the probability behind it."""
-        from .report import pair_sentence
+        from .sentences import pair_sentence
 
         return [pair_sentence(self, pair) for pair in self.pair_results]
 
@@ -241,7 +254,7 @@ class ManyModelResult:
 
     def to_latex(self) -> str:
         """booktabs tables (pairs, the probability matrix, mean ranks) ready for a paper."""
-        from .report import latex_tables
+        from .tables import latex_tables
 
         return latex_tables(self)
 
@@ -252,7 +265,8 @@ class ManyModelResult:
         return as_dict(self)
 
     def write_report(self, out: Any) -> dict[str, Any]:
-        """Write report.md, report.html, tables.tex, pairs.csv and the figures into ``out``."""
+        """Write report.md, report.html, report.tex, tables.tex, pairs.csv and the figures into
+        ``out``."""
         from .report import write_report
 
         return write_report(self, out)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import check_int
-from ..data import CVData, column_roles, warn_if_one_run_assumed
+from ..data import CVData, check_scores_are_numbers, column_roles, warn_if_one_run_assumed
 
 #: The columns of the canonical tidy table, in this order.
 KEYS = ("dataset", "run", "fold")
@@ -219,14 +219,8 @@ class ModelScores:
 
 def _numeric_scores(values: pd.Series, name: str) -> np.ndarray:
     """Scores as floats; NaN (a failed fold) is kept, text and infinities are errors."""
+    check_scores_are_numbers(values, name)
     numbers = pd.to_numeric(values, errors="coerce").astype(float).to_numpy()
-    text = np.isnan(numbers) & values.notna().to_numpy()
-    if text.any():
-        example = values[text].iloc[0]
-        raise ValueError(
-            f"The score column {name!r} has {int(text.sum())} non-numeric value(s), e.g. "
-            f"{example!r}; scores must be numbers (leave a failed fold empty or NaN)."
-        )
     if np.isinf(numbers).any():
         raise ValueError(
             f"The score column {name!r} has {int(np.isinf(numbers).sum())} infinite value(s); "

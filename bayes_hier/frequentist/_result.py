@@ -93,7 +93,10 @@ class TestResult:
     def interpretation(self) -> str:
         """One sentence: rejected or not at ``alpha``, and in whose favour."""
         first, second = self.names
-        effect = f"{self.estimate_label} ({second} vs {first}) = {self.estimate:+.4g}"
+        effect = (
+            f"{self.estimate_label} ({first} vs {second}, {second} - {first}) = "
+            f"{self.estimate:+.4g}"
+        )
         if self.significant:
             if self.estimate == 0 or np.isnan(self.estimate):
                 return (

@@ -9,6 +9,7 @@ from .._validate import check_bool, check_fraction
 from ..data import CVData, as_cvdata
 from ..engines import Engine
 from ..fitting import SamplerOptions, fit_model, seed_streams
+from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike
 from .model import HIERARCHICAL
@@ -16,6 +17,7 @@ from .model_input import HierarchicalPrior
 from .result import HierarchicalResult
 
 
+@records_warnings
 def hierarchical_test(
     x: Any,
     y: Any = None,

@@ -64,7 +64,7 @@ def plot_shrinkage(
     ax.set_yticklabels(table["dataset"], fontsize=7 if len(table) > 25 else 9)
     first, second = names
     ax.set_xlabel(f"difference {second} − {first}")
-    ax.set_title("Shrinkage of the per-data-set differences")
+    ax.set_title(f"{first} vs {second}: shrinkage of the per-data-set differences")
     ax.legend(fontsize=8, loc="best")
     return fig
 
@@ -113,6 +113,6 @@ def plot_density(
     first, second = names
     ax.set_xlabel(f"difference {second} − {first}")
     ax.set_ylabel("density")
-    ax.set_title("Population of differences")
+    ax.set_title(f"{first} vs {second}: population of differences")
     ax.legend(fontsize=8)
     return fig

@@ -13,6 +13,7 @@ import pandas as pd
 from ..data import CVData
 from ..decision import OUTCOMES
 from ..diagnostics import convergence_problems
+from ..formatting import toward_half
 from ..probabilities import (
     Probabilities,
     argmax_shares,
@@ -56,7 +57,7 @@ class PopulationSummary:
         return (
             f"mean {self.mean:.4g}, {self.hdi_prob:.0%} HDI [{self.hdi_low:.4g}, "
             f"{self.hdi_high:.4g}]; P(left, rope, right) = "
-            f"({self.probs.left:.3f}, {self.probs.rope:.3f}, {self.probs.right:.3f})"
+            f"({', '.join(toward_half(p) for p in self.probs)})"
         )
 
 
@@ -222,7 +223,7 @@ class HierarchicalResult(ComparisonResult):
         )
         d = self.diagnostics
         lines = [
-            f"Bayesian hierarchical test: {second} vs {first} on {cv.q} data sets ({design}), "
+            f"Bayesian hierarchical test: {first} vs {second} on {cv.q} data sets ({design}), "
             f"rope {self.rope}",
             f"  difference d = {second} - {first}"
             + ("" if cv.higher_is_better else " (scores negated: lower is better)")
@@ -243,7 +244,7 @@ class HierarchicalResult(ComparisonResult):
             lines.append(
                 f"Perturbed (constant differences): {', '.join(self.model_input.perturbed)}"
             )
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._warning_lines()])
 
     # ------------------------------------------------------------------ plots
     def plot_simplex(self, ax: Axes | None = None, **kwargs: Any) -> Figure:

@@ -236,7 +236,7 @@ def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tup
                 cases.append((i, constant[0]))
         if not cases:
             continue
-        names = [f"{data.datasets[i]}: {data.models[b]} vs {data.models[a]}" for i, a in cases]
+        names = [f"{data.datasets[i]}: {data.models[a]} vs {data.models[b]}" for i, a in cases]
         ties = CVData(
             [blocks[i][:, b] - blocks[i][:, a] for i, a in cases],
             runs=[int(data.runs[i]) for i, _ in cases],

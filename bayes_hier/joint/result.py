@@ -21,6 +21,7 @@ import xarray as xr
 from ..compare.result import ManyModelResult
 from ..data import CVData
 from ..diagnostics import diagnostic_problems, warn_on_problems
+from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
 from ..probabilities import region_shares
 from ..rope import Rope
@@ -52,10 +53,15 @@ class JointPairResult(HierarchicalResult):
         lines = super().summary(alpha).splitlines()
         first, second = self.names
         lines[0] = (
-            f"Joint hierarchical model of {self.settings['models']} models, pair {second} vs "
-            f"{first} on {self.cv.q} data sets, rope {self.rope}"
+            f"Joint hierarchical model of {self.settings['models']} models, pair {first} vs "
+            f"{second} on {self.cv.q} data sets, rope {self.rope}"
         )
         return "\n".join(lines)
+
+
+def _three(*probabilities: float) -> str:
+    """Probabilities with three decimals rounded toward 1/2, comma-separated."""
+    return ", ".join(toward_half(p) for p in probabilities)
 
 
 def pair_result(
@@ -344,10 +350,14 @@ class JointResult(ManyModelResult):
         lines.append("Pairs (next data set | population mean):")
         for row in self.pairs.itertuples():
             lines.append(
-                f"  {row.second} vs {row.first}: P({row.first} better, rope, {row.second} better)"
-                f" = ({row.p_first_better:.3f}, {row.p_rope:.3f}, {row.p_second_better:.3f}) | "
-                f"({row.p_population_first_better:.3f}, {row.p_population_rope:.3f}, "
-                f"{row.p_population_second_better:.3f})"
+                f"  {row.first} vs {row.second}: P({row.first} better, rope, {row.second} better)"
+                f" = ({_three(row.p_first_better, row.p_rope, row.p_second_better)}) | ("
+                + _three(
+                    row.p_population_first_better,
+                    row.p_population_rope,
+                    row.p_population_second_better,
+                )
+                + ")"
             )
         lines.append(
             f"MCMC ({self.settings.get('engine')}, {d['chains']} chains x {d['draws']} draws, "

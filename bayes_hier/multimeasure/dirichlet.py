@@ -152,7 +152,7 @@ class DominanceProbabilities:
         ax.set_xlim(0, 1.12)
         ax.set_xlabel("P(statement is the most probable | data)")
         kind = "Dirichlet" if self.structure == "dirichlet" else "Bayesian network"
-        ax.set_title(f"{self.counts.names[1]} vs {self.counts.names[0]}: {kind}")
+        ax.set_title(f"{self.counts.names[0]} vs {self.counts.names[1]}: {kind}")
         if own:
             fig.tight_layout()
         return fig
