@@ -418,24 +418,46 @@ def test_to_dict_is_json_and_terminal_summary_fits(result):
     assert max(len(line) for line in str(result).splitlines()) <= 100
 
 
-def test_pair_problems_are_listed():
-    class Fake:
-        def __init__(self):
-            self.names = ("x", "y")
-            self.probs = Probabilities(0.1, 0.2, 0.7)
-            self.diagnostics = {"divergences": 3, "max_rhat": 1.02, "min_ess_bulk": 350.0}
-
-        def decision(self, alpha):
-            return type("D", (), {"label": "inconclusive"})()
-
+def test_pairs_that_did_not_converge_declare_nothing_with_the_fits_own_thresholds():
+    from bayes_hier.decision import decide
+    from bayes_hier.diagnostics import convergence_problems, diagnostic_problems
     from bayes_hier.rope import Rope
 
-    result = ManyModelResult(
-        {("x", "y"): Fake()}, models=("x", "y"), method="fake", rope=Rope(-1, 1)
-    )
-    assert result.problems == {
-        ("x", "y"): ["3 divergences", "max R-hat 1.020 > 1.01", "min bulk ESS 350 < 400"]
+    class Fake:
+        def __init__(self, names, diagnostics):
+            self.names = names
+            self.probs = Probabilities(0.01, 0.02, 0.97)
+            self.diagnostics = diagnostics
+
+        def decision(self, alpha):
+            return decide(self.probs, self.names, alpha, convergence_problems(self.diagnostics))
+
+    good = {
+        "divergences": 0,
+        "max_rhat": 1.003,
+        "min_ess_bulk": 350.0,  # above 100 per chain for 2 chains: passes, as the fit itself does
+        "min_ess_tail": 300.0,
+        "max_treedepth_hits": 0,
+        "min_ebfmi": 0.9,
+        "chains": 2,
+        "draws": 500,
     }
+    bad = {**good, "divergences": 3, "max_rhat": 1.02}
+    result = ManyModelResult(
+        {("x", "y"): Fake(("x", "y"), bad), ("x", "z"): Fake(("x", "z"), good)},
+        models=("x", "y", "z"),
+        method="fake",
+        rope=Rope(-1, 1),
+    )
+    assert result.problems == {("x", "y"): diagnostic_problems(bad)}
+    assert result.not_converged == [("x", "y")]
+    table = result.pairs.set_index("second")
+    assert table.loc["y", "decision"] == "not converged"
+    assert table.loc["z", "decision"] == "z better"
+    sentence = result.sentences()[0]
+    assert sentence.startswith("x vs y: not converged, so no outcome is declared")
+    assert "adapt_delta=0.99" in sentence  # the fix is stated
+    assert any(line.startswith("x vs y: 3 divergent transitions") for line in result.warnings)
 
 
 # ------------------------------------------------------------------------- columns

@@ -84,7 +84,7 @@ def test_joint_ties_are_found_up_to_rounding():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         blocks, labels = perturb_ties(data, Rope(-0.01, 0.01), np.random.default_rng(0))
-    assert len(labels) == 10 and all(label.endswith("b vs a") for label in labels)
+    assert len(labels) == 10 and all(label.endswith("a vs b") for label in labels)
     for block in blocks:
         difference = block[:, 1] - block[:, 0]
         assert difference.mean() == pytest.approx(0.02, abs=1e-15)

@@ -103,6 +103,11 @@ class MirroredResult(ComparisonResult):
         self.settings = getattr(original, "settings", {})
         self.issued_warnings = original.__dict__.get("issued_warnings", [])
 
+    @property
+    def convergence_problems(self) -> tuple[str, ...]:
+        """The original's: a fit that did not converge declares nothing either way round."""
+        return self.original.convergence_problems
+
     @staticmethod
     def swap(probs: Probabilities) -> Probabilities:
         """``(left, rope, right)`` -> ``(right, rope, left)``."""

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..diagnostics import SamplingWarning, format_beyond
+from ..decision import NOT_CONVERGED
+from ..diagnostics import SamplingWarning, diagnostic_problems
 from ..results import ComparisonResult
 from ..rope import Rope
 from .frequentist import FrequentistView
 from .pair import mirror, pair_diagnostics, pair_estimate
-from .thresholds import MAX_RHAT, MIN_ESS_BULK
 from .tidy import ModelScores, PairUsage
 
 if TYPE_CHECKING:
@@ -172,20 +172,26 @@ class ManyModelResult:
 
     @cached_property
     def problems(self) -> dict[tuple[str, str], list[str]]:
-        """Pairs whose MCMC had divergences, R-hat > 1.01 or bulk ESS < 400, with the reasons."""
+        """Pairs whose MCMC failed a check, with its sentence and fix: the checks and thresholds
+        of every fit (:func:`~bayes_hier.diagnostics.diagnostic_problems`), so a pair is flagged
+        here exactly when its own test warned."""
         out = {}
-        for row in self.pairs.itertuples():
-            reasons = []
-            if row.divergences > 0:
-                reasons.append(f"{int(row.divergences)} divergences")
-            if row.max_rhat > MAX_RHAT:
-                reasons.append(f"max R-hat {format_beyond(row.max_rhat, MAX_RHAT)} > {MAX_RHAT}")
-            if row.min_ess_bulk < MIN_ESS_BULK:
-                ess = format_beyond(row.min_ess_bulk, MIN_ESS_BULK, 0)
-                reasons.append(f"min bulk ESS {ess} < {MIN_ESS_BULK:.0f}")
-            if reasons:
-                out[row.first, row.second] = reasons
+        for pair, result in self.pair_results.items():
+            diagnostics = getattr(result, "diagnostics", None)
+            found = diagnostic_problems(diagnostics) if diagnostics else []
+            if found:
+                out[pair] = found
         return out
+
+    @property
+    def not_converged(self) -> list[tuple[str, str]]:
+        """The pairs whose fit failed its convergence checks: their decision reads "not
+        converged" (their probabilities are in the tables, but no outcome is declared)."""
+        return [
+            pair
+            for pair, result in self.pair_results.items()
+            if result.decision(self.alpha).outcome == NOT_CONVERGED
+        ]
 
     @property
     def warnings(self) -> list[str]:
@@ -291,4 +297,4 @@ class ManyModelResult:
         return self.frequentist.plot_cd_diagram(**kwargs)
 
 
-__all__ = ["MATRIX_KINDS", "MAX_RHAT", "MIN_ESS_BULK", "ManyModelResult"]
+__all__ = ["MATRIX_KINDS", "ManyModelResult"]

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..decision import NOT_CONVERGED
+from ..diagnostics import DiagnosticThresholds
 from .numbers import probability_text
-from .thresholds import MAX_RHAT, MIN_ESS_BULK
 
 #: What every function here takes: a :class:`~bayes_hier.ManyModelResult` (or a subclass).
 #: Duck-typed, so that the report modules do not import the result module, which imports them to
@@ -25,6 +26,12 @@ def pair_sentence(result: ResultLike, pair: tuple[str, str]) -> str:
     decision = pair_result.decision(result.alpha)
     probs = pair_result.probs
     scope = f" {result.scope}" if result.scope else ""
+    if decision.outcome == NOT_CONVERGED:
+        fixes = " ".join(problem for problem in decision.problems)
+        return (
+            f"{first} vs {second}: not converged, so no outcome is declared (the probabilities in "
+            f"the tables are not reliable enough to decide). {fixes}"
+        )
     if decision.outcome in ("left", "right"):
         winner, loser = (first, second) if decision.outcome == "left" else (second, first)
         p = probability_text(getattr(probs, decision.outcome))
@@ -206,10 +213,19 @@ def warning_lines(result: ResultLike) -> list[str]:
     lines = list(result.warnings)
     diagnosed = result.pairs["max_rhat"].notna().any()
     if diagnosed and not result.problems:
+        limits = DiagnosticThresholds()
         lines.append(
-            f"No sampling problem: no pair has divergences, R-hat above {MAX_RHAT} or bulk ESS "
-            f"below {MIN_ESS_BULK:.0f} (largest R-hat {result.pairs['max_rhat'].max():.3f}, "
-            f"smallest bulk ESS {result.pairs['min_ess_bulk'].min():.0f})."
+            f"No sampling problem: no pair has divergences, R-hat above {limits.max_rhat} or an "
+            f"ESS below {limits.min_ess_per_chain:.0f} per chain (largest R-hat "
+            f"{result.pairs['max_rhat'].max():.3f}, smallest bulk ESS "
+            f"{result.pairs['min_ess_bulk'].min():.0f})."
+        )
+    not_converged = getattr(result, "not_converged", [])
+    if not_converged:
+        lines.insert(
+            0,
+            f"{len(not_converged)} of {len(result.pair_results)} pairs did not converge: their "
+            "decision reads 'not converged' (see each pair's fix below).",
         )
     elif not diagnosed:
         lines.append("No MCMC diagnostics: the pairwise method does not sample with MCMC.")

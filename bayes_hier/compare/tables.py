@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from ..diagnostics import DiagnosticThresholds
 from .latex import TABLE_PACKAGES, latex_table
 from .numbers import column_decimals, fixed, toward_half
 from .pair import pair_estimate
 from .sentences import ResultLike, first_pair
-from .thresholds import MAX_RHAT, MIN_ESS_BULK
 
 #: Readable headers of the pairs table in the reports.
 PAIR_HEADERS = {
@@ -187,9 +187,10 @@ def paper_tables(result: ResultLike) -> dict[str, str]:
     if diagnostics is not None:
         out["diagnostics"] = latex_table(
             diagnostics,
-            f"MCMC diagnostics of each pair of the pairwise comparison: a divergence, an R-hat "
-            f"above {MAX_RHAT} or a bulk effective sample size below {MIN_ESS_BULK:.0f} is "
-            "reported as a warning.",
+            "MCMC diagnostics of each pair of the pairwise comparison: a divergence, an R-hat "
+            f"above {DiagnosticThresholds().max_rhat} or an effective sample size below "
+            f"{DiagnosticThresholds().min_ess_per_chain:.0f} per chain means the pair did not "
+            "converge and declares no outcome.",
             "tab:diagnostics",
         )
     out["better"] = latex_table(
