@@ -78,7 +78,9 @@ def setting_deltas(setting, reps: int, test_size: int) -> dict[str, np.ndarray]:
 
     medians = {
         "noise": friedman_median(setting.function, setting.noise, BASE_SEED),
-        "function": friedman_median(setting.function, FRIEDMAN_NOISE[setting.function][0], BASE_SEED),
+        "function": friedman_median(
+            setting.function, FRIEDMAN_NOISE[setting.function][0], BASE_SEED
+        ),
     }
     rules = {rule for _, rule in CANDIDATES.values()}
     out = {name: np.empty(reps) for name in CANDIDATES}

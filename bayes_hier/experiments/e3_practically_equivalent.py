@@ -1,4 +1,4 @@
-"""E3: practically equivalent, not identical classifiers: δ_i ~ Cauchy(0.005, rope/6) (SPEC §6)."""
+"""E3: practically equivalent, not identical classifiers: δ_i ~ Cauchy(0.005, rope/6)."""
 
 from __future__ import annotations
 
