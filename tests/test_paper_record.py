@@ -281,8 +281,29 @@ def test_side_by_side_reads_every_stated_number(tmp_path):
     assert rope == 0.25
     # 1 − (1 + 2 + 1 + 2) / (4 + 4 + 2 + 2) = 0.5
     assert frame.loc["MSE reduction of shrinkage against the MLE", "reproduced"] == 0.5
+    # This truth table has no tree column: a record of the unpruned tree, whose E5 gaps share
+    # one reason; the markdown names each reason once, below the table.
+    assert right["beyond Monte Carlo error"] == "yes"
+    assert right["reason"] == REASONS["e5_unpruned"]
     text = side_by_side_markdown(side_by_side(tmp_path / "run"))
-    assert text.count("\n") == 1 + 14 and "| E5 | power of the hierarchical test" in text
+    table, legend = text.split("\n\nReasons:\n\n")
+    assert table.count("\n") == 1 + 14 and "| E5 | power of the hierarchical test" in table
+    assert legend.count(REASONS["e5_unpruned"]) == 1 and legend.startswith("1. ")
+    assert "| yes | (1) |" in table
+
+
+def test_side_by_side_names_no_reason_it_has_not_found(tmp_path):
+    from bayes_hier.experiments.side_by_side import e5_tree, side_by_side
+
+    folder = simulation_tables(tmp_path / "run")
+    truth = pd.read_csv(folder / "e5_friedman.csv").assign(tree="rpart")
+    truth.to_csv(folder / "e5_friedman.csv", index=False)
+    assert e5_tree(folder) == "rpart"
+    frame = side_by_side(folder).set_index("quantity")
+    row = frame.loc["positive evidence for LDA (3 < odds <= 20), in addition"]
+    assert row["beyond Monte Carlo error"] == "no"  # 0.25 against 0.33 with 4 repetitions
+    right = frame.loc["ground truth: share of the δ_i right of the rope (LDA better)"]
+    assert right["beyond Monte Carlo error"] == "yes" and right["reason"] == "not investigated"
 
 
 def test_side_by_side_leaves_out_what_a_folder_lacks(tmp_path):
@@ -333,3 +354,13 @@ def test_update_merges_a_rerun_of_one_experiment_into_the_record(tmp_path):
     text = readme.read_text()
     assert "E5 rerun " in text and "| E5 | MSE reduction of shrinkage against the MLE" in text
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    # --refresh rebuilds the comparison from the record alone and changes nothing else.
+    files = {p.name: p.read_bytes() for p in paper.iterdir()}
+    head, _ = report.split(record.SIDE_BY_SIDE)
+    (paper / "REPORT.md").write_text(f"{head}{record.SIDE_BY_SIDE}\n\nan outdated table\n")
+    refresh = ["--refresh", "--to", str(paper), "--readme", str(readme)]
+    assert record.main(refresh) == 0
+    assert {p.name: p.read_bytes() for p in paper.iterdir()} == files
+    assert readme.read_text() == text
+    with pytest.raises(SystemExit):
+        record.main([*refresh, "--update"])

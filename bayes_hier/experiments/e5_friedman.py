@@ -79,6 +79,9 @@ def one_blas_thread() -> Iterator[None]:
 #: What the tasks' results depend on besides their arguments (salted into the checkpoints, so
 #: that results of another classification tree are never reused).
 TREE = "RpartClassifier(min_split=20, min_bucket=7, cp=0.01); one threshold per function"
+#: The ``tree`` column of ``e5_friedman.csv`` (a table without it is of the unpruned
+#: scikit-learn tree and one threshold per noise level of earlier versions).
+TREE_LABEL = "rpart"
 
 
 def _classifiers():
@@ -226,6 +229,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         run_tasks(executor, truth_setting, tasks, "E5 ground truth", progress, checkpoints=saved)
     )
     truth_reused = saved.timing.reused
+    truth_frame["tree"] = TREE_LABEL  # which tree the table's truths are of
     truth_frame.to_csv(out / TRUTH_CSV, index=False)
     truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
     tasks = [(rep, truth, settings) for rep in range(settings.e5_reps)]

@@ -14,6 +14,9 @@ replace theirs in the existing record, its experiments' sections replace theirs 
 ``REPORT.md`` (and their rows of the run-time table), ``run_times.json`` takes their times and
 lists the update under ``updates``; the rest of the record is kept.
 
+``--refresh`` (no run) rebuilds the side-by-side section of the record's ``REPORT.md`` and the
+README's block from the record itself, after a change of the comparison.
+
 The new record and the README's new block are built (in a folder beside the old record) before
 anything is replaced; ``paper/`` is replaced in one rename, and the README by a rename too, so a
 failure leaves the old record as it was.
@@ -347,16 +350,32 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-def record(results: Path, to: Path, readme: Path, update: bool = False) -> list[Path]:
-    """Check the run, copy it to ``to`` (``update``: merge it into the record there), then
-    rewrite the README's block from the new record."""
+def refresh_record(target: Path, built: Callable[[Path], None] | None = None) -> list[Path]:
+    """Rebuild the side-by-side section of the record's ``REPORT.md`` (the rest is kept)."""
+    target = Path(target)
+    load_run_times(target)
+
+    def build(staging: Path) -> None:
+        for path in target.iterdir():
+            shutil.copy2(path, staging / path.name)
+        add_side_by_side(staging)
+
+    return _build_and_swap(target, build, built)
+
+
+def record(results: Path | None, to: Path, readme: Path, update: bool = False) -> list[Path]:
+    """Check the run, copy it to ``to`` (``update``: merge it into the record there; no
+    ``results``: refresh the record's comparison), then rewrite the README's block from the new
+    record."""
     old_text = readme.read_text(encoding="utf-8")
     new_text: list[str] = []
 
     def built(staging: Path) -> None:  # the README's new text, before the record is replaced
         new_text.append(replace_block(old_text, readme_block(staging, to.name)))
 
-    if update:
+    if results is None:
+        copied = refresh_record(to, built)
+    elif update:
         copied = update_results(results, to, built)
     else:
         copied = copy_results(results, to, load_run_times(results), built)
@@ -367,6 +386,11 @@ def record(results: Path, to: Path, readme: Path, update: bool = False) -> list[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bayes_hier.experiments.record")
     parser.add_argument("--results", default="results", help="the run's folder (default results)")
+    parser.add_argument(
+        "--refresh",
+        action="store_true",
+        help="no run: rebuild the record's side-by-side table and the README block",
+    )
     parser.add_argument("--to", default="paper", help="where the record goes (default paper)")
     parser.add_argument("--readme", default="README.md", help="README to update")
     parser.add_argument(
@@ -375,8 +399,11 @@ def main(argv: list[str] | None = None) -> int:
         help="merge a full-mode run of some experiments (--only) into the existing record",
     )
     args = parser.parse_args(argv)
+    if args.refresh and args.update:
+        parser.error("--refresh rebuilds the record from itself; --update merges a run: not both")
     try:
-        copied = record(Path(args.results), Path(args.to), Path(args.readme), args.update)
+        results = None if args.refresh else Path(args.results)
+        copied = record(results, Path(args.to), Path(args.readme), args.update)
     except NotARecordError as error:
         parser.error(str(error))
     print(f"Copied {len(copied)} files to {args.to}/ and updated {args.readme}.")
@@ -393,6 +420,7 @@ __all__ = [
     "readme_block",
     "record",
     "recorded_timing",
+    "refresh_record",
     "replace_block",
     "run_time_sentence",
     "side_by_side_lines",
