@@ -264,7 +264,10 @@ def test_side_by_side_reads_every_stated_number(tmp_path):
     assert shrunk50["beyond Monte Carlo error"] == "yes"
     assert shrunk50["reason"] == REASONS["e1_shrinkage"]
     # E3 at q = 50 only: 1 of 4 rejections, 2 of 4 with P(rope) > 0.95
-    assert frame.loc["signed-rank rejection rate at q = 50 (α = 0.05)", "reproduced"] == 0.25
+    signed_rank = frame.loc["signed-rank rejection rate at q = 50 (α = 0.05)"]
+    assert signed_rank["reproduced"] == 0.25
+    # Laplace: p = (1 + 1) / (4 + 2) = 1/3, sd = sqrt(p (1 - p) / 4)
+    assert signed_rank["Monte Carlo sd"] == pytest.approx(np.sqrt(2 / 9 / 4))
     assert frame.loc["share of runs with P(rope) > 0.95 at q = 50", "reproduced"] == 0.5
     # E5 in the paper's sign: LDA − tree = 0.05, 0.02, 0, −0.01 → mean 0.015, 2 of 4 right
     assert frame.loc["ground truth: mean of the 54 δ_i (LDA − CART)", "reproduced"] == (

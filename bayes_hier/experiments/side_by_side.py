@@ -8,7 +8,8 @@ paper's last printed digit; such rows carry the reason found for the gap (:data:
 measured in ``benchmarks/PAPER_GAPS.md`` and ``benchmarks/E5_GROUND_TRUTH.md``). The paper's own
 Monte Carlo error, which it does not state, comes on top.
 
-Monte Carlo standard deviations: a share p of R repetitions, √(p(1 − p)/R); a mean over
+Monte Carlo standard deviations: a share k/R of R repetitions, √(p̃(1 − p̃)/R) with Laplace's
+p̃ = (k + 1)/(R + 2) (not zero when none or all of the runs count); a mean over
 repetitions, their sd / √R; the E5 ground truth from each setting's sd over its training sets;
 the E5 MSE reduction 1 − Σ MSE_shrinkage / Σ MSE_MLE by a bootstrap over the repetitions; an E6
 probability from 4 000 posterior draws, √(p(1 − p)/4000); a p-value is exact (sd 0).
@@ -82,9 +83,10 @@ REASONS = {
 
 
 def _share(values: pd.Series) -> tuple[float, float]:
-    """A share and its binomial Monte Carlo sd."""
-    p = float(values.mean())
-    return p, float(np.sqrt(p * (1 - p) / max(len(values), 1)))
+    """A share k/R and its binomial Monte Carlo sd at Laplace's (k + 1)/(R + 2)."""
+    count, total = int(values.sum()), len(values)
+    smoothed = (count + 1) / (total + 2)
+    return count / max(total, 1), float(np.sqrt(smoothed * (1 - smoothed) / max(total, 1)))
 
 
 def _e1(folder: Path) -> dict[str, tuple[float, float]]:
