@@ -16,7 +16,8 @@ earlier version gave 0.034 and 76 % (``benchmarks/E5_GROUND_TRUTH.md`` compares 
 
 Analysis (``e5_summary.csv``): ``e5_reps`` times, pick ``e5_pick`` settings per function, draw a
 fresh sample of each, run paired ``runs × folds`` cross-validation (scikit-learn
-``RepeatedKFold``, both classifiers on the same folds), then analyse the
+``RepeatedStratifiedKFold``: folds stratified by class as caret's ``repeatedcv`` makes them; both
+classifiers on the same folds), then analyse the
 fold-wise accuracy differences with the hierarchical model (rope 0.01) and the Wilcoxon
 signed-rank test on the mean differences. Reported: power (hierarchical: P(left) or P(right) >
 0.95; signed-rank: p < 0.05), the decisions, the evidence grade (Raftery) of the posterior odds of
@@ -134,21 +135,35 @@ def truth_setting(setting_id: int, settings: Settings) -> dict[str, float]:
     }
 
 
-def cross_validate(
-    setting: FriedmanSetting, rng: np.random.Generator, settings: Settings
-) -> np.ndarray:
-    """Fold-wise accuracy differences tree − LDA of a paired runs × folds CV on a fresh sample."""
-    from sklearn.model_selection import RepeatedKFold
+#: How the analysis splits a sample into folds: ``stratified`` (each fold with the classes in
+#: the sample's proportions, as caret's ``repeatedcv`` in the paper's code) or ``plain``.
+FOLDS = ("stratified", "plain")
 
+
+def cross_validate(
+    setting: FriedmanSetting,
+    rng: np.random.Generator,
+    settings: Settings,
+    folds: str = "stratified",
+) -> np.ndarray:
+    """Fold-wise accuracy differences tree − LDA of a paired runs × folds CV on a fresh sample;
+    ``folds`` (:data:`FOLDS`): scikit-learn's ``RepeatedStratifiedKFold`` or ``RepeatedKFold``."""
+    from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold
+
+    if folds not in FOLDS:
+        raise ValueError(f"folds must be one of {FOLDS}; got {folds!r}.")
     median = friedman_threshold(setting.function, settings.base_seed)
     x, y = friedman_classification(setting, setting.n, rng, median)
-    splitter = RepeatedKFold(
+    splitter = (RepeatedStratifiedKFold if folds == "stratified" else RepeatedKFold)(
         n_splits=settings.e5_folds,
         n_repeats=settings.e5_runs,
         random_state=int(rng.integers(2**31)),
     )
     differences = []
-    for train, test in splitter.split(x):
+    with warnings.catch_warnings():  # a class with fewer cases than folds (rare at n = 30)
+        warnings.simplefilter("ignore", UserWarning)
+        splits = list(splitter.split(x, y))
+    for train, test in splits:
         if np.unique(y[train]).size < 2:
             differences.append(0.0)
             continue
@@ -160,8 +175,11 @@ def cross_validate(
     return np.asarray(differences)
 
 
-def analysis_repetition(rep: int, truth: dict[int, float], settings: Settings) -> dict:
-    """One analysis repetition of E5 (picks settings, cross-validates, fits, tests)."""
+def analysis_repetition(
+    rep: int, truth: dict[int, float], settings: Settings, folds: str = "stratified"
+) -> dict:
+    """One analysis repetition of E5 (picks settings, cross-validates with ``folds``, fits,
+    tests)."""
     from ..data import CVData
 
     rng, seed = repetition_seeds(settings.base_seed, EXPERIMENT_ID, ANALYSIS_SETTING, rep)
@@ -172,7 +190,7 @@ def analysis_repetition(rep: int, truth: dict[int, float], settings: Settings) -
             pick = rng.choice(len(pool), min(settings.e5_pick, len(pool)), replace=False)
             chosen.extend(pool[i] for i in sorted(pick))
     with one_blas_thread():
-        differences = [cross_validate(s, rng, settings) for s in chosen]
+        differences = [cross_validate(s, rng, settings, folds) for s in chosen]
     cv = CVData(
         differences,
         runs=settings.e5_runs,
@@ -232,7 +250,8 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     truth_frame["tree"] = TREE_LABEL  # which tree the table's truths are of
     truth_frame.to_csv(out / TRUTH_CSV, index=False)
     truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
-    tasks = [(rep, truth, settings) for rep in range(settings.e5_reps)]
+    # The fold scheme is part of each task (and so of its checkpoint's digest).
+    tasks = [(rep, truth, settings, "stratified") for rep in range(settings.e5_reps)]
     reps = pd.DataFrame(
         run_tasks(
             executor,
@@ -261,7 +280,8 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         f"training sets each on a test set of {settings.e5_test_size}"
         + (f" ({truth_reused} settings' truths reused from checkpoints/)" if truth_reused else "")
         + f"; {settings.e5_reps} analysis repetitions picking {settings.e5_pick} settings per "
-        f"function, paired {settings.e5_runs}×{settings.e5_folds} CV; d = tree − LDA; rope "
+        f"function, paired {settings.e5_runs}×{settings.e5_folds} CV (folds stratified by class); "
+        f"d = tree − LDA; rope "
         f"{settings.rope}. CART with rpart's defaults (minsplit 20, minbucket 7, cp 0.01); "
         "class threshold: the median of y at the function's lowest noise (10 000 draws). "
         f"{diagnostics_sentence(reps)}.",
