@@ -229,6 +229,19 @@ def test_e5_truth_repetition_without_stan():
     assert -1 <= value <= 1
 
 
+def test_e5_cross_validation_stratifies_its_folds_by_class():
+    """The fold scheme is a real choice: stratified folds (caret's repeatedcv) and plain folds
+    give other differences on the same sample; an unknown scheme is refused."""
+    settings = Settings.tiny()
+    setting = e5_friedman.all_settings()[0]  # n = 30
+    stratified = e5_friedman.cross_validate(setting, np.random.default_rng(2), settings)
+    plain = e5_friedman.cross_validate(setting, np.random.default_rng(2), settings, "plain")
+    assert stratified.shape == plain.shape == (settings.e5_runs * settings.e5_folds,)
+    assert not np.array_equal(stratified, plain)
+    with pytest.raises(ValueError, match="folds must be one of"):
+        e5_friedman.cross_validate(setting, np.random.default_rng(2), settings, "loo")
+
+
 def test_e5_cross_validation_is_run_on_one_blas_thread_with_the_same_differences():
     """one_blas_thread limits the BLAS pools inside the block only, and the fold differences
     (LDA's SVD included) are the same as with the default threads."""
