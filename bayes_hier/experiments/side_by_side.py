@@ -65,8 +65,9 @@ REASONS = {
         "Bayes on simulated data sets (its published code), noisier than E1's 3.6e-4."
     ),
     "e5_unpruned": (
-        "Classifier: this record's E5 ran scikit-learn's unpruned tree (and one class threshold "
-        "per noise level); its ground truth is not the paper's. CART with R rpart's default "
+        "Classifier: this record's E5 ran scikit-learn's unpruned tree (with one class threshold "
+        "per noise level and folds not stratified by class); its ground truth is not the "
+        "paper's. CART with R rpart's default "
         "rules and one threshold per function, as in the paper's code, gives the paper's ground "
         "truth (mean 0.021, 63 % right of the rope on 500 training sets per setting; "
         "benchmarks/E5_GROUND_TRUTH.md compares the trees). Rerun E5 to replace this record: "
