@@ -50,7 +50,11 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     settings = Settings.full()
-    frame = pd.DataFrame([refit(rep, settings) for rep in range(args.reps)])
+    rows = []
+    for rep in range(args.reps):
+        rows.append(refit(rep, settings))
+        print(rows[-1], flush=True)
+    frame = pd.DataFrame(rows)
     recorded = pd.read_csv(RECORD)
     recorded = recorded[recorded["q"] == Q].set_index("rep")["p_rope"]
     matches = np.allclose(frame["next_p_rope"], recorded.loc[frame["rep"]].to_numpy())
