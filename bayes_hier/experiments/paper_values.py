@@ -62,48 +62,47 @@ class StatedNumber:
 
 #: Numbers of the paper's text. Sign: the paper's E5 δ is acc(LDA) − acc(CART), "LDA better" is
 #: its right of the rope (the package's left, d = tree − LDA).
-STATED = (
-    StatedNumber(
-        "E3", "e3_signed_rank_q50", "signed-rank rejection rate at q = 50 (α = 0.05)", 0.25,
-        "about 25 %", 0.005,
+_STATED_ROWS = (
+    # (experiment, key, value, printed, half_unit), quantity
+    (
+        ("E3", "e3_signed_rank_q50", 0.25, "about 25 %", 0.005),
+        "signed-rank rejection rate at q = 50 (α = 0.05)",
     ),
-    StatedNumber(
-        "E3", "e3_rope_q50", "share of runs with P(rope) > 0.95 at q = 50", 0.40,
-        "about 40 %", 0.005,
+    (
+        ("E3", "e3_rope_q50", 0.4, "about 40 %", 0.005),
+        "share of runs with P(rope) > 0.95 at q = 50",
     ),
-    StatedNumber(
-        "E5", "e5_truth_mean", "ground truth: mean of the 54 δ_i (LDA − CART)", 0.02, "0.02",
-        0.005,
+    (("E5", "e5_truth_mean", 0.02, "0.02", 0.005), "ground truth: mean of the 54 δ_i (LDA − CART)"),
+    (
+        ("E5", "e5_truth_right", 0.65, "65 %", 0.005),
+        "ground truth: share of the δ_i right of the rope (LDA better)",
     ),
-    StatedNumber(
-        "E5", "e5_truth_right", "ground truth: share of the δ_i right of the rope (LDA better)",
-        0.65, "65 %", 0.005,
+    (
+        ("E5", "e5_signed_rank_power", 0.28, "28 %", 0.005),
+        "power of the signed-rank test (α = 0.05)",
     ),
-    StatedNumber(
-        "E5", "e5_signed_rank_power", "power of the signed-rank test (α = 0.05)", 0.28, "28 %",
-        0.005,
+    (
+        ("E5", "e5_hierarchical_power", 0.275, "27.5 %", 0.0005),
+        "power of the hierarchical test (P > 0.95)",
     ),
-    StatedNumber(
-        "E5", "e5_hierarchical_power", "power of the hierarchical test (P > 0.95)", 0.275,
-        "27.5 %", 0.0005,
+    (("E5", "e5_strong_lda", 0.11, "11 %", 0.005), "strong evidence for LDA (posterior odds > 20)"),
+    (
+        ("E5", "e5_positive_lda", 0.33, "33 %", 0.005),
+        "positive evidence for LDA (3 < odds <= 20), in addition",
     ),
-    StatedNumber(
-        "E5", "e5_strong_lda", "strong evidence for LDA (posterior odds > 20)", 0.11, "11 %",
-        0.005,
+    (
+        ("E5", "e5_positive_rope", 0.02, "2 %", 0.005),
+        "positive or strong evidence for the rope (an error)",
     ),
-    StatedNumber(
-        "E5", "e5_positive_lda", "positive evidence for LDA (3 < odds <= 20), in addition", 0.33,
-        "33 %", 0.005,
+    (
+        ("E5", "e5_mse_reduction", 0.6, "about 60 %", 0.005),
+        "MSE reduction of shrinkage against the MLE",
     ),
-    StatedNumber(
-        "E5", "e5_positive_rope", "positive or strong evidence for the rope (an error)", 0.02,
-        "2 %", 0.005,
-    ),
-    StatedNumber(
-        "E5", "e5_mse_reduction", "MSE reduction of shrinkage against the MLE", 0.60,
-        "about 60 %", 0.005,
-    ),
-)  # fmt: skip
+)
+STATED = tuple(
+    StatedNumber(experiment, key, quantity, value, printed, half_unit)
+    for (experiment, key, value, printed, half_unit), quantity in _STATED_ROWS
+)
 
 #: The E6 variants that Table 5 reports, and how the paper names their ν prior.
 PRIORS = {"hierarchical": "hierarchical", "juarez-steel": "Gamma(2, 0.1)"}
