@@ -24,6 +24,7 @@ from bayes_hier.experiments import (
     repetition_seeds,
     run_experiments,
 )
+from bayes_hier.experiments.cart import RpartClassifier, prune_on_misclassification
 from bayes_hier.experiments.checkpoints import Checkpoints, TaskTiming, task_digest
 from bayes_hier.experiments.generators import (
     FOLD_SD,
@@ -32,6 +33,7 @@ from bayes_hier.experiments.generators import (
     friedman_median,
     friedman_sample,
     friedman_settings,
+    friedman_threshold,
     mixture_deltas,
     mixture_moments,
     simulate_differences,
@@ -100,6 +102,118 @@ def test_friedman_median_split_is_balanced_and_deterministic():
     assert labels.mean() == pytest.approx(0.5, abs=0.02)
 
 
+def test_friedman_threshold_is_the_median_at_the_lowest_noise():
+    """One threshold per function: the median of y at its lowest noise, for all noise levels."""
+    for function, lowest in ((1, 0.5), (2, 62.5), (3, 0.05)):
+        assert friedman_threshold(function, 7) == friedman_median(function, lowest, 7)
+    # Balanced at every noise level of F1; F3's y is skewed, so at its highest noise (setting
+    # 48, sd 0.2) only about 43 % of the cases lie above the threshold.
+    for setting_id, share in ((12, 0.5), (48, 0.427)):
+        setting = friedman_settings()[setting_id]
+        threshold = friedman_threshold(setting.function)
+        _, labels = friedman_classification(setting, 40_000, np.random.default_rng(4), threshold)
+        assert labels.mean() == pytest.approx(share, abs=0.015)
+
+
+# ------------------------------------------------------------------------ CART as rpart's
+#      0 (errors 50)
+#     / \
+#    1   2          1: errors 25, 2: errors 25 (a leaf)
+#   / \
+#  3   4            3: errors 10, 4: errors 5
+TREE_LEFT = np.array([1, 3, -1, -1, -1])
+TREE_RIGHT = np.array([2, 4, -1, -1, -1])
+TREE_ERRORS = np.array([50.0, 25.0, 25.0, 10.0, 5.0])
+
+
+def test_pruning_keeps_a_split_only_if_it_saves_more_than_alpha_per_extra_leaf():
+    """Node 1's split saves 10 errors for 1 extra leaf; the root's saves 50 - 40 = 10 errors for
+    2 extra leaves (5 per leaf): at alpha = 4.9 the whole tree stays, at alpha = 5 (a tie) the
+    root's subtree costs 50 + 5 = 55 either way and is pruned, as rpart snips a split of
+    complexity <= cp."""
+    keep = prune_on_misclassification(TREE_LEFT, TREE_RIGHT, TREE_ERRORS, 4.9)
+    assert keep.tolist() == [False, False, True, True, True]
+    tie = prune_on_misclassification(TREE_LEFT, TREE_RIGHT, TREE_ERRORS, 5.0)
+    assert tie.tolist() == [True, False, False, False, False]
+    # alpha = 7: node 1's split alone would pay (10 errors saved > 7), but the root's subtree of
+    # 3 leaves costs 40 + 3 * 7 = 61 > 50 + 7: the root becomes a leaf.
+    assert prune_on_misclassification(TREE_LEFT, TREE_RIGHT, TREE_ERRORS, 7.0)[0]
+    assert prune_on_misclassification(TREE_LEFT, TREE_RIGHT, TREE_ERRORS, 0.0)[[2, 3, 4]].all()
+
+
+def _subtree_costs(left, right, errors, alpha, node=0):
+    """Brute force: (cost, leaves) of every pruned subtree rooted at ``node``."""
+    options = [(errors[node] + alpha, 1)]
+    if left[node] >= 0:
+        for cost_l, leaves_l in _subtree_costs(left, right, errors, alpha, left[node]):
+            for cost_r, leaves_r in _subtree_costs(left, right, errors, alpha, right[node]):
+                options.append((cost_l + cost_r, leaves_l + leaves_r))
+    return options
+
+
+def test_pruning_finds_the_smallest_cost_complexity_optimum_of_real_trees():
+    """On trees grown on random data, the pruned tree's cost equals the brute-force minimum over
+    all prunings, and no pruning of equal cost has fewer leaves."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(11)
+    for trial in range(6):
+        x = rng.uniform(size=(80, 3))
+        y = (x[:, 0] + 0.4 * rng.standard_normal(80) > 0.5).astype(int)
+        tree = DecisionTreeClassifier(max_leaf_nodes=9, random_state=trial).fit(x, y).tree_
+        counts = tree.value[:, 0, :] * tree.weighted_n_node_samples[:, None]
+        errors = counts.sum(axis=1) - counts.max(axis=1)
+        for alpha in (0.5, 1.0, 2.0, 3.5):
+            leaf = prune_on_misclassification(
+                tree.children_left, tree.children_right, errors, alpha
+            )
+            cost = errors[leaf].sum() + alpha * leaf.sum()
+            options = _subtree_costs(tree.children_left, tree.children_right, errors, alpha)
+            best = min(c for c, _ in options)
+            assert cost == pytest.approx(best)
+            assert leaf.sum() == min(n for c, n in options if c == pytest.approx(best))
+
+
+def test_rpart_classifier_follows_rpart_defaults():
+    """minbucket 7, minsplit 20, cp 0.01 of the root's errors, majority class per leaf."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(size=(1000, 5))
+    y = (x[:, 0] + x[:, 1] + 0.3 * rng.standard_normal(1000) > 1).astype(int)
+    model = RpartClassifier().fit(x, y)
+    tree = model.tree_.tree_
+    kept = np.flatnonzero(model.leaf_)
+    assert tree.n_node_samples[kept].min() >= 7
+    internal = tree.children_left >= 0
+    assert tree.n_node_samples[internal].min() >= 20
+    predictions = model.predict(x)
+    # Every case gets the majority class of the training cases of its pruned leaf.
+    answer_node = {}
+    for node in kept:
+        for case in np.flatnonzero(model.tree_.decision_path(x)[:, node].toarray().ravel()):
+            answer_node[case] = node
+    for node in kept:
+        cases = [case for case, n in answer_node.items() if n == node]
+        majority = np.bincount(y[cases], minlength=2).argmax()
+        assert set(predictions[cases]) == {majority}
+    # Pruning removes leaves: far fewer than the tree grown with the stopping rules alone.
+    assert 2 <= model.n_leaves < model.tree_.get_n_leaves() / 3
+    # cp so high that no split pays: one leaf, the majority class.
+    stump = RpartClassifier(cp=1.0).fit(x, y)
+    assert stump.n_leaves == 1
+    assert set(stump.predict(x)) == {np.bincount(y).argmax()}
+    with pytest.raises(ValueError, match="min_split >= 2"):
+        RpartClassifier(min_split=1)
+
+
+def test_rpart_classifier_on_thirty_cases_splits_at_most_into_leaves_of_seven():
+    rng = np.random.default_rng(8)
+    x = rng.uniform(size=(30, 4))
+    y = (x[:, 0] > 0.5).astype(int)
+    model = RpartClassifier().fit(x, y)
+    assert 2 <= model.n_leaves <= 30 // 7
+    assert np.mean(model.predict(x) == y) >= 0.9
+
+
 def test_repetition_seeds_are_reproducible_and_distinct():
     a_rng, a_seed = repetition_seeds(1, 2, 3, 4)
     b_rng, b_seed = repetition_seeds(1, 2, 3, 4)
@@ -113,6 +227,19 @@ def test_e5_truth_repetition_without_stan():
     value = e5_friedman.truth_repetition(0, 0, settings)
     assert value == e5_friedman.truth_repetition(0, 0, settings)
     assert -1 <= value <= 1
+
+
+def test_e5_cross_validation_stratifies_its_folds_by_class():
+    """The fold scheme is a real choice: stratified folds (caret's repeatedcv) and plain folds
+    give other differences on the same sample; an unknown scheme is refused."""
+    settings = Settings.tiny()
+    setting = e5_friedman.all_settings()[0]  # n = 30
+    stratified = e5_friedman.cross_validate(setting, np.random.default_rng(2), settings)
+    plain = e5_friedman.cross_validate(setting, np.random.default_rng(2), settings, "plain")
+    assert stratified.shape == plain.shape == (settings.e5_runs * settings.e5_folds,)
+    assert not np.array_equal(stratified, plain)
+    with pytest.raises(ValueError, match="folds must be one of"):
+        e5_friedman.cross_validate(setting, np.random.default_rng(2), settings, "loo")
 
 
 def test_e5_cross_validation_is_run_on_one_blas_thread_with_the_same_differences():

@@ -210,3 +210,160 @@ def test_benchmark_targets_2_and_3_read_the_run_of_record(tmp_path):
     assert row.figure.startswith("3 divergences, max R-hat 1.0200, R-hat > 1.01 in 1 of 10 fits")
     assert "not met" in row.status
     assert "| E4 | delta0 = 0.03 | 1 | 1 | 3 | 1.0000 | 0 |" in lines
+
+
+# ------------------------------------------------------------------ side by side with the paper
+def simulation_tables(folder, shrinkage_q50=6e-5):
+    """E1, E3 and E5 tables with known numbers (E5: d = tree − LDA, the package's sign)."""
+    folder.mkdir(exist_ok=True)
+    e1 = pd.DataFrame(
+        {
+            "q": [5] * 4 + [50] * 4,
+            "rep": list(range(4)) * 2,
+            "mse_mle": [3.5e-4, 3.7e-4, 3.6e-4, 3.6e-4] * 2,
+            "mse_shrinkage": [1.7e-4] * 4 + [shrinkage_q50] * 4,
+        }
+    )
+    e1.to_csv(folder / "e1_repetitions.csv", index=False)
+    e3 = pd.DataFrame(
+        {
+            "q": [50] * 4 + [10],
+            "p_rope": [0.99, 0.5, 0.97, 0.2, 0.99],
+            "wilcoxon_p": [0.01, 0.5, 0.5, 0.5, 0.01],
+        }
+    )
+    e3.to_csv(folder / "e3_repetitions.csv", index=False)
+    truth = pd.DataFrame({"delta": [-0.05, -0.02, 0.0, 0.01], "sd": 0.0, "reps": 500})
+    truth.to_csv(folder / "e5_friedman.csv", index=False)
+    reps = pd.DataFrame(
+        {
+            "p_left": [0.97, 0.9, 0.6, 0.1],
+            "p_right": [0.0, 0.0, 0.1, 0.0],
+            "wilcoxon_p": [0.01, 0.2, 0.03, 0.9],
+            "favoured": ["left", "left", "left", "rope"],
+            "evidence": ["strong", "positive", "weak", "positive"],
+            "mse_mle": [4e-3, 4e-3, 2e-3, 2e-3],
+            "mse_shrinkage": [1e-3, 2e-3, 1e-3, 2e-3],
+        }
+    )
+    reps.to_csv(folder / "e5_repetitions.csv", index=False)
+    return folder
+
+
+def test_side_by_side_reads_every_stated_number(tmp_path):
+    from bayes_hier.experiments.side_by_side import REASONS, side_by_side, side_by_side_markdown
+
+    frame = side_by_side(simulation_tables(tmp_path / "run")).set_index("quantity")
+    assert len(frame) == 4 + 2 + 8  # Table 2 at q = 5 and 50, E3's two, E5's eight
+    mle5 = frame.loc["Table 2: MSE of the MLE, q = 5"]
+    assert mle5["reproduced"] == pytest.approx(3.6e-4)
+    assert mle5["Monte Carlo sd"] == pytest.approx(np.std([3.5, 3.7, 3.6, 3.6], ddof=1) * 1e-4 / 2)
+    assert mle5["beyond Monte Carlo error"] == "no" and mle5["reason"] == ""
+    shrunk50 = frame.loc["Table 2: MSE of the shrinkage, q = 50"]
+    assert shrunk50["difference"] == pytest.approx(6e-5 - 1.2e-4)
+    assert shrunk50["beyond Monte Carlo error"] == "yes"
+    assert shrunk50["reason"] == REASONS["e1_shrinkage"]
+    # E3 at q = 50 only: 1 of 4 rejections, 2 of 4 with P(rope) > 0.95
+    signed_rank = frame.loc["signed-rank rejection rate at q = 50 (α = 0.05)"]
+    assert signed_rank["reproduced"] == 0.25
+    # Laplace: p = (1 + 1) / (4 + 2) = 1/3, sd = sqrt(p (1 - p) / 4)
+    assert signed_rank["Monte Carlo sd"] == pytest.approx(np.sqrt(2 / 9 / 4))
+    assert frame.loc["share of runs with P(rope) > 0.95 at q = 50", "reproduced"] == 0.5
+    # E5 in the paper's sign: LDA − tree = 0.05, 0.02, 0, −0.01 → mean 0.015, 2 of 4 right
+    assert frame.loc["ground truth: mean of the 54 δ_i (LDA − CART)", "reproduced"] == (
+        pytest.approx(0.015)
+    )
+    right = frame.loc["ground truth: share of the δ_i right of the rope (LDA better)"]
+    assert right["reproduced"] == 0.5 and right["Monte Carlo sd"] == 0
+    assert frame.loc["power of the hierarchical test (P > 0.95)", "reproduced"] == 0.25
+    assert frame.loc["power of the signed-rank test (α = 0.05)", "reproduced"] == 0.5
+    assert frame.loc["strong evidence for LDA (posterior odds > 20)", "reproduced"] == 0.25
+    positive = "positive evidence for LDA (3 < odds <= 20), in addition"
+    assert frame.loc[positive, "reproduced"] == 0.25
+    rope = frame.loc["positive or strong evidence for the rope (an error)", "reproduced"]
+    assert rope == 0.25
+    # 1 − (1 + 2 + 1 + 2) / (4 + 4 + 2 + 2) = 0.5
+    assert frame.loc["MSE reduction of shrinkage against the MLE", "reproduced"] == 0.5
+    # This truth table has no tree column: a record of the unpruned tree, whose E5 gaps share
+    # one reason; the markdown names each reason once, below the table.
+    assert right["beyond Monte Carlo error"] == "yes"
+    assert right["reason"] == REASONS["e5_unpruned"]
+    text = side_by_side_markdown(side_by_side(tmp_path / "run"))
+    table, legend = text.split("\n\nReasons:\n\n")
+    assert table.count("\n") == 1 + 14 and "| E5 | power of the hierarchical test" in table
+    assert legend.count(REASONS["e5_unpruned"]) == 1 and legend.startswith("1. ")
+    assert "| yes | (1) |" in table
+
+
+def test_side_by_side_names_no_reason_it_has_not_found(tmp_path):
+    from bayes_hier.experiments.side_by_side import e5_tree, side_by_side
+
+    folder = simulation_tables(tmp_path / "run")
+    truth = pd.read_csv(folder / "e5_friedman.csv").assign(tree="rpart")
+    truth.to_csv(folder / "e5_friedman.csv", index=False)
+    assert e5_tree(folder) == "rpart"
+    frame = side_by_side(folder).set_index("quantity")
+    row = frame.loc["positive evidence for LDA (3 < odds <= 20), in addition"]
+    assert row["beyond Monte Carlo error"] == "no"  # 0.25 against 0.33 with 4 repetitions
+    right = frame.loc["ground truth: share of the δ_i right of the rope (LDA better)"]
+    assert right["beyond Monte Carlo error"] == "yes" and right["reason"] == "not investigated"
+
+
+def test_side_by_side_leaves_out_what_a_folder_lacks(tmp_path):
+    from bayes_hier.experiments.side_by_side import side_by_side
+
+    folder = tmp_path / "partial"
+    folder.mkdir()
+    pd.DataFrame({"q": [5], "divergences": [0]}).to_csv(folder / "e1_repetitions.csv")
+    assert side_by_side(folder).empty and side_by_side(tmp_path / "none").empty
+
+
+def test_update_merges_a_rerun_of_one_experiment_into_the_record(tmp_path):
+    results = full_results(tmp_path / "results")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\n{record.BEGIN}\n{record.END}\n")
+    assert run_record(tmp_path, results, readme) == 0
+    paper = tmp_path / "paper"
+    report_before = (paper / "REPORT.md").read_text()
+    assert report_before.count(record.SIDE_BY_SIDE) == 1
+    # A full-mode rerun of E5 alone, with its own tables and longer run time.
+    rerun = tmp_path / "rerun"
+    rerun.mkdir()
+    simulation_tables(rerun)
+    started = time.time() - 1
+    outputs = [
+        ExperimentOutput("e5", "E5: new", "rerun text", seconds=2.0,
+                         timing=TaskTiming(20, 0, 7200.0, 3600.0))
+    ]  # fmt: skip
+    write_report(rerun, outputs, Settings.full(experiments=("e5",)), engine="pystan",
+                 seconds=2.0, jobs=1, started=started)  # fmt: skip
+    with pytest.raises(SystemExit):  # without --update, a partial run is no record
+        run_record(tmp_path, rerun, readme)
+    arguments = ["--results", str(rerun), "--to", str(paper), "--readme", str(readme)]
+    assert record.main([*arguments, "--update"]) == 0
+    times = json.loads((paper / RUN_TIMES).read_text())
+    assert times["experiments"]["e5"]["task_seconds"] == 7200.0
+    assert times["experiments"]["e1"]["task_seconds"] == 3600.0  # kept
+    assert [u["experiments"] for u in times["updates"]] == [["e5"]]
+    assert "e5_friedman.csv" in times["files"] and "e4_power.png" in times["files"]
+    report = (paper / "REPORT.md").read_text()
+    assert "## E5: new\n\nrerun text" in report and "## E4\n\nd" in report
+    assert "| e5 | E5: new |" in report and "| e4 | E4 |" in report
+    assert "Update " in report and "E5 rerun in full mode (1 local job(s))" in report
+    # summed minutes: e1-e4 and e6 as before (1+2+3+4+6 hours) plus the new 2 hours
+    assert "All repetitions: 1080.0 min summed" in report
+    assert report.count(record.SIDE_BY_SIDE) == 1
+    assert "| E5 | power of the signed-rank test (α = 0.05) | 28 % | 0.500 |" in report
+    text = readme.read_text()
+    assert "E5 rerun " in text and "| E5 | MSE reduction of shrinkage against the MLE" in text
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    # --refresh rebuilds the comparison from the record alone and changes nothing else.
+    files = {p.name: p.read_bytes() for p in paper.iterdir()}
+    head, _ = report.split(record.SIDE_BY_SIDE)
+    (paper / "REPORT.md").write_text(f"{head}{record.SIDE_BY_SIDE}\n\nan outdated table\n")
+    refresh = ["--refresh", "--to", str(paper), "--readme", str(readme)]
+    assert record.main(refresh) == 0
+    assert {p.name: p.read_bytes() for p in paper.iterdir()} == files
+    assert readme.read_text() == text
+    with pytest.raises(SystemExit):
+        record.main([*refresh, "--update"])

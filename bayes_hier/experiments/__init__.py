@@ -1,4 +1,4 @@
-"""The experiments of the hierarchical-model paper (conventions §6), driven by ``make paper``.
+"""The experiments of the hierarchical-model paper, driven by ``make paper``.
 
 ``python -m bayes_hier.experiments --quick|--full --out results --jobs N [--scheduler ADDRESS]
 [--data PATH]`` runs E1-E6 and writes one CSV per table, one PNG per figure and ``REPORT.md``.

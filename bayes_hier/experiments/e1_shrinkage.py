@@ -1,5 +1,4 @@
-"""E1: mean squared error of the MLE x̄_i and of the hierarchical shrinkage estimates (conventions
-§6).
+"""E1: mean squared error of the MLE x̄_i and of the hierarchical shrinkage estimates.
 
 δ_i ~ 0.5·N(0.005, 0.001²) + 0.5·N(0.02, 0.001²) for q ∈ {5, 10, 50} data sets; the 10×10 CV
 differences follow the generative model (per-fold sd 0.057, ρ = 0.1; see

@@ -1,4 +1,4 @@
-"""E2: equivalent classifiers, δ_i ~ Cauchy(0, rope/6) (conventions §6).
+"""E2: equivalent classifiers, δ_i ~ Cauchy(0, rope/6).
 
 Also holds the Cauchy repetition shared by E3 (location 0.005) and E4 (power). Each repetition
 draws q true differences, simulates 10×10 CV differences (per-fold sd 0.057, ρ = 0.1), fits the

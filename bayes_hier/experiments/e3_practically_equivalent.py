@@ -1,7 +1,4 @@
-"""E3: practically equivalent, not identical classifiers: δ_i ~ Cauchy(0.005, rope/6).
-
-See conventions §6.
-"""
+"""E3: practically equivalent, not identical classifiers: δ_i ~ Cauchy(0.005, rope/6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""E4: power, q = 50 data sets with δ_i ~ Cauchy(δ₀, 0.01) (conventions §6).
+"""E4: power, q = 50 data sets with δ_i ~ Cauchy(δ₀, 0.01).
 
 Hierarchical power: the share of runs with P(right) > 0.95 (the second model better by more than
 the rope on the next data set). Signed-rank power: the share of runs in which the two-sided

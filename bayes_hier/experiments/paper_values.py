@@ -6,7 +6,9 @@ Bayesian hierarchical modelling", Machine Learning 106(11), 1817–1837, 2017 (a
 * Table 2: mean squared error of the MLE x̄_i and of the shrinkage estimates in E1;
 * Table 5: next-data-set probabilities on the real data (54 UCI data sets, 10×10 CV, rope of one
   accuracy point) under the hierarchical ν prior and under ν − 1 ~ Gamma(2, 0.1);
-* Table 6: two-sided Wilcoxon signed-rank p-values of the same pairs.
+* Table 6: two-sided Wilcoxon signed-rank p-values of the same pairs;
+* the numbers its text states for the simulations (:data:`STATED`): E3 (section 4.3) and the
+  Friedman experiment E5 (section 4.7).
 
 Provenance: the values below were transcribed from a summary of the arXiv HTML version, not from
 the journal PDF, and the paper prints two decimals (p-values: two decimals, 0.00 meaning < 0.005).
@@ -16,6 +18,8 @@ left/right so that neither convention has to be remembered.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -37,6 +41,68 @@ _TABLE5 = {
 
 #: Table 2: (MSE of the MLE, MSE of the shrinkage estimates) per number of data sets q.
 _TABLE2 = {5: (0.00036, 0.00017), 10: (0.00036, 0.00014), 50: (0.00036, 0.00012)}
+
+
+@dataclass(frozen=True)
+class StatedNumber:
+    """One number of the paper's text, as a share or a mean.
+
+    ``key`` names the reproduced quantity (``bayes_hier.experiments.side_by_side`` computes
+    it), ``value`` is the number and ``printed`` how the paper words it; ``half_unit`` is half a
+    unit of its last printed digit (the rounding the paper's printing allows).
+    """
+
+    experiment: str
+    key: str
+    quantity: str
+    value: float
+    printed: str
+    half_unit: float
+
+
+#: Numbers of the paper's text. Sign: the paper's E5 δ is acc(LDA) − acc(CART), "LDA better" is
+#: its right of the rope (the package's left, d = tree − LDA).
+_STATED_ROWS = (
+    # (experiment, key, value, printed, half_unit), quantity
+    (
+        ("E3", "e3_signed_rank_q50", 0.25, "about 25 %", 0.005),
+        "signed-rank rejection rate at q = 50 (α = 0.05)",
+    ),
+    (
+        ("E3", "e3_rope_q50", 0.4, "about 40 %", 0.005),
+        "share of runs with P(rope) > 0.95 at q = 50",
+    ),
+    (("E5", "e5_truth_mean", 0.02, "0.02", 0.005), "ground truth: mean of the 54 δ_i (LDA − CART)"),
+    (
+        ("E5", "e5_truth_right", 0.65, "65 %", 0.005),
+        "ground truth: share of the δ_i right of the rope (LDA better)",
+    ),
+    (
+        ("E5", "e5_signed_rank_power", 0.28, "28 %", 0.005),
+        "power of the signed-rank test (α = 0.05)",
+    ),
+    (
+        ("E5", "e5_hierarchical_power", 0.275, "27.5 %", 0.0005),
+        "power of the hierarchical test (P > 0.95)",
+    ),
+    (("E5", "e5_strong_lda", 0.11, "11 %", 0.005), "strong evidence for LDA (posterior odds > 20)"),
+    (
+        ("E5", "e5_positive_lda", 0.33, "33 %", 0.005),
+        "positive evidence for LDA (3 < odds <= 20), in addition",
+    ),
+    (
+        ("E5", "e5_positive_rope", 0.02, "2 %", 0.005),
+        "positive or strong evidence for the rope (an error)",
+    ),
+    (
+        ("E5", "e5_mse_reduction", 0.6, "about 60 %", 0.005),
+        "MSE reduction of shrinkage against the MLE",
+    ),
+)
+STATED = tuple(
+    StatedNumber(experiment, key, quantity, value, printed, half_unit)
+    for (experiment, key, value, printed, half_unit), quantity in _STATED_ROWS
+)
 
 #: The E6 variants that Table 5 reports, and how the paper names their ν prior.
 PRIORS = {"hierarchical": "hierarchical", "juarez-steel": "Gamma(2, 0.1)"}
@@ -151,6 +217,8 @@ __all__ = [
     "CITATION",
     "OUTCOMES",
     "PRIORS",
+    "STATED",
+    "StatedNumber",
     "paper_p_value",
     "paper_table2",
     "paper_table5",

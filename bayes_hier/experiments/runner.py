@@ -214,24 +214,24 @@ def add_table(tables: dict[str, Any], out: Any, name: str, frame: Any) -> None:
 CHECKPOINTS = "checkpoints"
 
 
-def checkpoints(out: Any, key: str, settings: Settings) -> Checkpoints:
+def checkpoints(out: Any, key: str, settings: Settings, salt: str = "") -> Checkpoints:
     """Where experiment ``key`` saves its finished repetitions: ``out/checkpoints/key``.
 
     Every task's file name is salted with the digest of the hierarchical Stan program and, for
     an engine other than pystan, the engine's name (``settings.engine`` resolved): results of
     another version of the program or of another engine (other draws for the same seed) are not
-    reused; they stay in the folder, unread.
+    reused; they stay in the folder, unread. ``salt`` names anything else the experiment's
+    results depend on (E5: its classifiers); it is added to the file names' salt when given.
     """
     from pathlib import Path
 
     from ..engines import get_engine
     from ..stan_programs import load_program
 
-    salt = load_program("hierarchical").digest
+    digest = load_program("hierarchical").digest
     engine = get_engine(settings.engine).name
-    return Checkpoints(
-        Path(out) / CHECKPOINTS / key, salt=salt if engine == "pystan" else f"{salt}|{engine}"
-    )
+    parts = [digest] + ([engine] if engine != "pystan" else []) + ([salt] if salt else [])
+    return Checkpoints(Path(out) / CHECKPOINTS / key, salt="|".join(parts))
 
 
 @dataclass
