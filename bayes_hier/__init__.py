@@ -32,6 +32,7 @@ from .decision import Decision, ExpectedCost, expected_cost
 from .diagnostics import SamplingWarning
 from .hierarchical import HierarchicalResult, hierarchical_test
 from .joint import JointResult, joint_test
+from .ranking import RankingResult, bradley_terry_test, plackett_luce_test
 from .probabilities import Probabilities
 from .rope import Rope, RopeScaleWarning
 
@@ -51,6 +52,7 @@ __all__ = [
     "JointResult",
     "ManyModelResult",
     "Probabilities",
+    "RankingResult",
     "Rope",
     "RopeScaleWarning",
     "SamplingWarning",
@@ -58,11 +60,13 @@ __all__ = [
     "SignedRankTest",
     "SimplexResult",
     "__version__",
+    "bradley_terry_test",
     "compare",
     "correlated_ttest",
     "expected_cost",
     "hierarchical_test",
     "joint_test",
+    "plackett_luce_test",
     "sign_test",
     "signed_rank_test",
     "two_on_multiple",
