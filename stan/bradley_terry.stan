@@ -9,9 +9,13 @@
 //   log C(n, w1) + w1 log p + w2 log(1 - p),  n = w1 + w2.
 // With Davidson, a win of first, of second and a tie have weights exp(beta_first),
 // exp(beta_second) and exp(nu + (beta_first + beta_second) / 2); the counts are multinomial.
-// Priors: beta ~ N(0, sigma^2 I) (centred: the data inform the differences of the betas); sigma ~
-// lognormal(0, scale) (scale 0.5 as published) or half-Cauchy(0, scale); nu ~ N(0, sigma_nu),
-// sigma_nu ~ lognormal(0, 0.5).
+// Priors: beta ~ N(0, sigma^2 I); sigma ~ lognormal(0, scale) (scale 0.5 as published) or
+// half-Cauchy(0, scale); nu ~ N(0, sigma_nu), sigma_nu ~ lognormal(0, 0.5).
+// The likelihood depends on the betas through their differences only, so their mean, which the
+// data never inform (a funnel with sigma for the sampler), is integrated out exactly: the
+// program samples the centred betas c = beta - mean(beta), which sum to 0, through their first
+// K - 1 coordinates, whose density is N(0, sigma^2 (I - J / K)):
+//   log p = -(K - 1) / 2 log(2 pi) + log(K) / 2 - (K - 1) log sigma - sum_k c_k^2 / (2 sigma^2).
 data {
   int<lower=2> K;
   int<lower=0> N;
@@ -26,9 +30,12 @@ data {
 }
 parameters {
   real<lower=0> sigma;
-  vector[K] beta;
+  vector[K - 1] beta_free;
   array[davidson] real nu;
   array[davidson] real<lower=0> sigma_nu;
+}
+transformed parameters {
+  vector[K] beta = append_row(beta_free, -sum(beta_free));
 }
 model {
   if (cauchy_scale == 1) {
@@ -36,7 +43,8 @@ model {
   } else {
     target += lognormal_lpdf(sigma | 0, prior_scale);
   }
-  target += normal_lpdf(beta | 0, sigma);
+  target += -(K - 1) * 0.5 * log(2 * pi()) + 0.5 * log(K) - (K - 1) * log(sigma)
+            - dot_self(beta) / (2 * square(sigma));
   if (davidson == 1) {
     target += lognormal_lpdf(sigma_nu[1] | 0, 0.5);
     target += normal_lpdf(nu[1] | 0, sigma_nu[1]);

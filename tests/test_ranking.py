@@ -286,14 +286,20 @@ def test_priors_state_themselves():
 
 
 def bradley_terry_log_density(data: dict, point: dict) -> float:
-    """The Bradley-Terry model in NumPy/scipy, constants included: the hyperprior of σ,
-    β ~ N(0, σ²), binomial (Davidson: multinomial) counts written with Γ for real counts."""
-    sigma, beta = point["sigma"], np.asarray(point["beta"])
+    """The Bradley-Terry model in NumPy/scipy, constants included: the hyperprior of σ, the
+    centred β (β ~ N(0, σ² I), their mean integrated out: the first K − 1 centred coordinates
+    are N(0, σ² (I − J / K))), binomial (Davidson: multinomial) counts written with Γ for real
+    counts."""
+    sigma, free = point["sigma"], np.asarray(point["beta_free"])
+    beta = np.append(free, -free.sum())
     if data["cauchy_scale"]:
         total = stats.halfcauchy.logpdf(sigma, scale=data["prior_scale"])
     else:
         total = stats.lognorm.logpdf(sigma, s=data["prior_scale"])
-    total += stats.norm.logpdf(beta, 0, sigma).sum()
+    k = beta.size
+    total += stats.multivariate_normal.logpdf(
+        free, np.zeros(k - 1), sigma**2 * (np.eye(k - 1) - 1.0 / k)
+    )
     a = beta[np.asarray(data["first"]) - 1]
     b = beta[np.asarray(data["second"]) - 1]
     w1, w2, t = data["win_first"], data["win_second"], data["ties"]
@@ -341,12 +347,15 @@ def test_reference_binomial_agrees_with_scipy_for_whole_counts():
         "cauchy_scale": 0,
         "prior_scale": 0.5,
     }
-    point = {"sigma": 0.8, "beta": np.array([0.3, -0.2, 0.5])}
-    beta = point["beta"]
+    point = {"sigma": 0.8, "beta_free": np.array([0.3, -0.2])}
+    beta = np.array([0.3, -0.2, -0.1])
     p = special.expit(beta[[0, 0, 1]] - beta[[1, 2, 2]])
     expected = (
         stats.lognorm.logpdf(0.8, s=0.5)
         + stats.norm.logpdf(beta, 0, 0.8).sum()
+        # (c_1, c_2, mean) -> beta has Jacobian 3; the mean (0 here) is integrated out
+        + np.log(3)
+        - stats.norm.logpdf(0, 0, 0.8 / np.sqrt(3))
         + stats.binom.logpmf([3, 0, 5], [5, 4, 6], p).sum()
     )
     assert bradley_terry_log_density(data, point) == pytest.approx(expected, rel=1e-12)

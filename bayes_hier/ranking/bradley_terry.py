@@ -28,7 +28,8 @@ SCALE_PRIORS = ("lognormal", "cauchy")
 
 @dataclass(frozen=True)
 class BradleyTerryPrior:
-    """β ~ N(0, σ² I); σ ~ lognormal(0, ``scale``) (bbtcomp's default, scale 0.5) or
+    """β ~ N(0, σ² I) (the mean of the β, which the data do not inform, integrated out); σ ~
+    lognormal(0, ``scale``) (bbtcomp's default, scale 0.5) or
     half-Cauchy(0, ``scale``); with Davidson's ties, ν ~ N(0, σ_ν), σ_ν ~ lognormal(0, 0.5)."""
 
     scale_prior: str = "lognormal"
@@ -117,7 +118,7 @@ class BradleyTerryModel:
         return [
             {
                 "sigma": float(rng.uniform(0.5, 1.5)),
-                "beta": rng.normal(0, 0.3, k),
+                "beta_free": rng.normal(0, 0.3, k - 1),
                 "nu": [float(rng.normal(0, 0.3))] if davidson else [],
                 "sigma_nu": [float(rng.uniform(0.5, 1.5))] if davidson else [],
             }
@@ -136,7 +137,8 @@ class BradleyTerryModel:
         model_input: BradleyTerryInput,
         rng: np.random.Generator,
     ) -> az.InferenceData:
-        """The log-strengths s = β (:class:`~.result.RankingResult` reads ``strength``)."""
+        """The log-strengths s = β, centred (:class:`~.result.RankingResult` reads
+        ``strength``; every quantity it reports depends on differences of strengths only)."""
         idata.posterior["strength"] = idata.posterior["beta"]
         return idata
 
