@@ -28,6 +28,20 @@ data {
   int<lower=0, upper=1> cauchy_scale;  // 0: lognormal(0, prior_scale), 1: half-Cauchy(0, prior_scale)
   real<lower=0> prior_scale;
 }
+transformed data {
+  // the counts' multinomial coefficients (binomial without Davidson), constants of the likelihood
+  real log_coefficients = 0;
+  for (n in 1:N) {
+    if (davidson == 1) {
+      log_coefficients += lgamma(win_first[n] + win_second[n] + ties[n] + 1)
+                          - lgamma(win_first[n] + 1) - lgamma(win_second[n] + 1)
+                          - lgamma(ties[n] + 1);
+    } else {
+      log_coefficients += lgamma(win_first[n] + win_second[n] + 1) - lgamma(win_first[n] + 1)
+                          - lgamma(win_second[n] + 1);
+    }
+  }
+}
 parameters {
   real<lower=0> sigma;
   vector[K - 1] beta_free;
@@ -45,6 +59,7 @@ model {
   }
   target += -(K - 1) * 0.5 * log(2 * pi()) + 0.5 * log(K) - (K - 1) * log(sigma)
             - dot_self(beta) / (2 * square(sigma));
+  target += log_coefficients;
   if (davidson == 1) {
     target += lognormal_lpdf(sigma_nu[1] | 0, 0.5);
     target += normal_lpdf(nu[1] | 0, sigma_nu[1]);
@@ -53,16 +68,10 @@ model {
       real b = beta[second[n]];
       real t = nu[1] + (a + b) / 2;
       real total = log_sum_exp([a, b, t]);
-      target += lgamma(win_first[n] + win_second[n] + ties[n] + 1) - lgamma(win_first[n] + 1)
-                - lgamma(win_second[n] + 1) - lgamma(ties[n] + 1);
       target += win_first[n] * (a - total) + win_second[n] * (b - total) + ties[n] * (t - total);
     }
   } else {
-    for (n in 1:N) {
-      real d = beta[first[n]] - beta[second[n]];
-      target += lgamma(win_first[n] + win_second[n] + 1) - lgamma(win_first[n] + 1)
-                - lgamma(win_second[n] + 1);
-      target += win_first[n] * log_inv_logit(d) + win_second[n] * log_inv_logit(-d);
-    }
+    vector[N] d = beta[first] - beta[second];
+    target += dot_product(win_first, log_inv_logit(d)) + dot_product(win_second, log_inv_logit(-d));
   }
 }

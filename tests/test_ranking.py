@@ -365,3 +365,18 @@ def test_reference_binomial_agrees_with_scipy_for_whole_counts():
             {"w": np.array([0.5, 0.3, 0.2])},
         )
     )
+
+
+def test_pair_usage_names_what_each_pair_compares():
+    from bayes_hier.ranking.fit import pair_usage
+
+    frame = FRAME.copy()
+    frame.loc[
+        (frame["dataset"] == "d1") & (frame["model"] == "b") & (frame["fold"] == 0), "score"
+    ] = np.nan
+    usage = pair_usage(model_scores(frame))
+    assert usage["a", "b"].datasets == ("d1", "d2", "d3")
+    assert usage["a", "b"].folds == {"d1": 2, "d2": 3, "d3": 3}
+    assert usage["a", "b"].partial == {"d1": 1}
+    assert usage["a", "c"].dropped == {"d3": "no scores for c"}
+    assert usage["a", "c"].datasets == ("d1", "d2")

@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .._validate import check_bool, check_fraction
 from ..compare.core import package_versions
 from ..compare.frequentist import frequentist_view
-from ..compare.tidy import ModelScores, model_scores
+from ..compare.tidy import ModelScores, PairUsage, model_scores
 from ..fitting import SamplerOptions, StanModel, fit_model
 from ..seeding import SeedLike
+from .data import oriented_cells
 from .result import RankingResult, check_win_rope, pair_results
 
 #: The MCMC settings both ranking functions take (with these defaults).
@@ -35,6 +38,46 @@ def scores_of(
     if isinstance(data, ModelScores):
         return data
     return model_scores(data, models=models, columns=columns, runs=runs)
+
+
+def pair_usage(scores: ModelScores) -> dict[tuple[str, str], PairUsage]:
+    """Per pair, what its win counts compare: the data sets where both models have a finite
+    score on at least one common (run, fold) cell, the number of such cells, the cells only one
+    of them has (``partial``) and the data sets left out with the reason."""
+    cells = oriented_cells(scores, True)
+    finite = np.isfinite(cells.to_numpy())
+    datasets = cells.index.get_level_values("dataset").to_numpy()
+    names = list(scores.datasets)
+    index = {name: i for i, name in enumerate(names)}
+    rows = np.array([index[str(d)] for d in datasets])
+
+    def per_dataset(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(rows, weights=mask, minlength=len(names)).astype(int)
+
+    usage = {}
+    for i, first in enumerate(scores.models):
+        for j in range(i + 1, len(scores.models)):
+            second = scores.models[j]
+            a, b = finite[:, i], finite[:, j]
+            both, either = per_dataset(a & b), per_dataset(a | b)
+            has = {first: per_dataset(a), second: per_dataset(b)}
+            dropped = {}
+            for d, name in enumerate(names):
+                if both[d] == 0:
+                    lacking = [m for m in (first, second) if has[m][d] == 0]
+                    dropped[name] = (
+                        f"no scores for {' and '.join(lacking)}" if lacking else "no paired folds"
+                    )
+            used = [d for d in range(len(names)) if both[d] > 0]
+            usage[first, second] = PairUsage(
+                first,
+                second,
+                tuple(names[d] for d in used),
+                {names[d]: int(both[d]) for d in used},
+                {names[d]: int(either[d] - both[d]) for d in used if either[d] > both[d]},
+                dropped,
+            )
+    return usage
 
 
 def fit_ranking(
@@ -96,6 +139,7 @@ def fit_ranking(
         models=scores.models,
         method=method,
         rope=pairs[next(iter(pairs))].rope,
+        usage=pair_usage(scores),
         frequentist=frequentist_view(scores, higher_is_better, alpha),
         scores=scores,
         settings={
@@ -151,4 +195,4 @@ def compare_adapter(name: str, function: Callable[..., RankingResult]) -> Callab
     return compare_ranking
 
 
-__all__ = ["MCMC_DEFAULTS", "compare_adapter", "fit_ranking", "scores_of"]
+__all__ = ["MCMC_DEFAULTS", "compare_adapter", "fit_ranking", "pair_usage", "scores_of"]
