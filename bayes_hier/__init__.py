@@ -32,8 +32,8 @@ from .decision import Decision, ExpectedCost, expected_cost
 from .diagnostics import SamplingWarning
 from .hierarchical import HierarchicalResult, hierarchical_test
 from .joint import JointResult, joint_test
-from .ranking import RankingResult, bradley_terry_test, plackett_luce_test
 from .probabilities import Probabilities
+from .ranking import RankingResult, bradley_terry_test, plackett_luce_test
 from .rope import Rope, RopeScaleWarning
 
 try:

@@ -380,3 +380,10 @@ def test_pair_usage_names_what_each_pair_compares():
     assert usage["a", "b"].partial == {"d1": 1}
     assert usage["a", "c"].dropped == {"d3": "no scores for c"}
     assert usage["a", "c"].datasets == ("d1", "d2")
+
+
+def test_report_names_the_model_and_the_rope_of_the_pairs(strengths):
+    markdown = _result(strengths).to_markdown()
+    assert "Ranking on a new data set (test model)" in markdown
+    assert "the win rope [0.45, 0.55] on the probability that the second model beats" in markdown
+    assert "(joint model)" not in markdown

@@ -181,3 +181,38 @@ def test_real_data_report_and_davidson(uci, tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "rank_probabilities" in markdown and "p_best" in markdown
     assert written
+
+
+def test_command_line_method_plackett_luce(uci, tmp_path, capsys):
+    """``bayes-hier compare --method plackett_luce --json`` prints P(best) and the win table and
+    writes the report (Markdown, HTML, LaTeX)."""
+    import json
+
+    from bayes_hier.cli import main
+
+    path = tmp_path / "results.csv"
+    uci.to_csv(path, index=False)
+    out = tmp_path / "report"
+    args = [
+        "compare",
+        str(path),
+        "--method",
+        "plackett_luce",
+        "--seed",
+        "1",
+        "--chains",
+        "2",
+        "--draws",
+        "300",
+        "--warmup",
+        "300",
+        "--quiet",
+        "--json",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert sum(printed["p_best"].values()) == pytest.approx(1.0)
+    assert len(printed["win_probabilities"]) == 10
+    assert {"report.md", "report.html", "tables.tex"} <= {p.name for p in out.iterdir()}

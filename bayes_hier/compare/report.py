@@ -110,6 +110,7 @@ def data_lines(result: ResultLike) -> list[str]:
         units = f"the units of the score column {result.scores.score_name!r}"
     else:
         units = "the units of the scores"
+    units = getattr(result, "rope_units", None) or units  # a rope on another quantity
     direction = "higher is better" if result.higher_is_better else "lower is better"
     lines.append(f"Scores: {direction}; the rope is {result.rope} in {units}.")
     if result.control is not None:
@@ -354,7 +355,12 @@ def ranking_tables(result: ResultLike) -> list[Block]:
     if ranking is None:
         return []
     return [
-        Block("table", ranking.round(3), "Ranking on a new data set (joint model)", True),
+        Block(
+            "table",
+            ranking.round(3),
+            getattr(result, "ranking_caption", "Ranking on a new data set (joint model)"),
+            True,
+        ),
         Block("table", result.rank_probabilities.round(3), "P(rank r on a new data set)", True),
     ]
 

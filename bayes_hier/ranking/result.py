@@ -211,6 +211,20 @@ class RankingResult(ManyModelResult):
         self.predictive_seed = predictive_seed
         self.description = list(description)
 
+    @property
+    def rope_units(self) -> str:
+        """What the rope of the pairs is on (the reports state it)."""
+        low, high = self.win_rope
+        return (
+            f"units of P(second beats first) - 1/2 (the win rope [{low:g}, {high:g}] on the "
+            "probability that the second model beats the first)"
+        )
+
+    @property
+    def ranking_caption(self) -> str:
+        """The caption of :attr:`ranking` in the reports."""
+        return f"Ranking on a new data set ({self.model_name})"
+
     # ------------------------------------------------------------------ draws
     @cached_property
     def strengths(self) -> np.ndarray:
