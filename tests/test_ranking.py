@@ -387,3 +387,9 @@ def test_report_names_the_model_and_the_rope_of_the_pairs(strengths):
     assert "Ranking on a new data set (test model)" in markdown
     assert "the win rope [0.45, 0.55] on the probability that the second model beats" in markdown
     assert "(joint model)" not in markdown
+
+
+def test_pair_table_per_outcome(strengths):
+    frame = _result(strengths)["a", "b"].to_frame()
+    assert list(frame["outcome"]) == ["left", "rope", "right"]
+    np.testing.assert_allclose(frame["probability"].sum(), 1.0)

@@ -19,7 +19,6 @@ import pandas as pd
 
 from ..compare.pair import PairEstimate, pair_estimate
 from ..compare.result import ManyModelResult
-from ..decision import OUTCOMES
 from ..diagnostics import convergence_problems, diagnostic_problems, warn_on_problems
 from ..hierarchical.result import hdi
 from ..probabilities import Probabilities, region_shares
@@ -94,16 +93,6 @@ class WinPairResult(ComparisonResult):
     @property
     def convergence_problems(self) -> tuple[str, ...]:
         return tuple(convergence_problems(self.diagnostics))
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per outcome (first better, rope, second better) with its probability."""
-        return pd.DataFrame(
-            {
-                "outcome": list(OUTCOMES),
-                "label": [self.labels[k] for k in OUTCOMES],
-                "probability": list(self.probs),
-            }
-        )
 
     def summary(self, alpha: float = 0.05) -> str:
         first, second = self.names
