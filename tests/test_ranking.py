@@ -272,6 +272,7 @@ def test_bradley_terry_input_leaves_out_pairs_without_data():
         (lambda: plackett_luce_test(FRAME, tie_rule="x"), ValueError, "tie_rule"),
         (lambda: compare(FRAME, method="plackett_luce", control="a"), ValueError, "control"),
         (lambda: compare(FRAME, 0.5, method="bradley_terry"), ValueError, "win_rope"),
+        (lambda: compare(FRAME, method="plackett_luce", nu_prior="x"), TypeError, "nu_prior"),
     ],
 )
 def test_invalid_options_are_refused_before_sampling(call, error, match):

@@ -101,6 +101,12 @@ def fit_ranking(
 
     ``model`` has, besides the :class:`~bayes_hier.fitting.StanModel` interface,
     ``describe(data, model_input)``: sentences on how the data became its input."""
+    unknown = sorted(set(mcmc) - set(MCMC_DEFAULTS))
+    if unknown:
+        raise TypeError(
+            f"The {method} model does not take {unknown}; besides its own options it takes the "
+            f"MCMC settings {sorted(MCMC_DEFAULTS)}."
+        )
     sampler = SamplerOptions(**{**MCMC_DEFAULTS, **mcmc})
     hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
     win_rope = check_win_rope(win_rope)
