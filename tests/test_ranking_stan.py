@@ -229,3 +229,12 @@ def test_simulation_based_calibration_small():
     assert uniformity["divergences"].sum() == 0
     assert uniformity["p_chi_square"].min() > 0.001
     assert np.nanmax(ranks.filter(like="rank_").to_numpy()) <= 19
+
+
+def test_plackett_luce_by_fold_ranks_every_cell():
+    """by_fold: 9 rankings (3 data sets x 3 folds; c missing on d3's folds), said in the summary."""
+    result = compare(FRAME, method="plackett_luce", by_fold=True, seed=7, tie_rule="order", **SMALL)
+    assert result.model_input.data["N"] == 9
+    assert result.model_input.data["size"] == [3] * 6 + [2] * 3
+    assert "9 (data set, run, fold) cells" in result.summary()
+    assert _sound(result)
