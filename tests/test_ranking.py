@@ -388,6 +388,10 @@ def test_report_names_the_model_and_the_rope_of_the_pairs(strengths):
     assert "Ranking on a new data set (test model)" in markdown
     assert "the win rope [0.45, 0.55] on the probability that the second model beats" in markdown
     assert "(joint model)" not in markdown
+    assert "P(first beats second): posterior mean, 89% HDI" in markdown
+    latex = _result(strengths).to_latex()
+    assert "above\\_half" in latex and "expected\\_rank" in latex
+    assert latex.count("\\toprule") == 5  # pairs, matrix, ranking, rank table, win table
 
 
 def test_pair_table_per_outcome(strengths):

@@ -297,6 +297,15 @@ class RankingResult(ManyModelResult):
                 )
         return pd.DataFrame(rows)
 
+    def report_tables(self) -> list[tuple[pd.DataFrame, str]]:
+        """The reports' extra table: :meth:`win_probabilities`, rounded, with its caption."""
+        low, high = self.win_rope
+        caption = (
+            f"P(first beats second): posterior mean, {self.hdi_prob:.0%} HDI, P(> 0.5) and "
+            f"P(inside the win rope [{low:g}, {high:g}])"
+        )
+        return [(self.win_probabilities().round(3), caption)]
+
     # ------------------------------------------------------------------ diagnostics and text
     @cached_property
     def problems(self) -> dict[tuple[str, str], list[str]]:
