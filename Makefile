@@ -13,7 +13,7 @@ JOBS ?= 2
 PAPER_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 export MPLBACKEND := Agg
 
-.PHONY: demo test check lint bench clean paper paper-quick calibrate calibrate-joint docs demo-many report-screenshot
+.PHONY: demo test check lint bench clean paper paper-quick calibrate calibrate-joint calibrate-ranking docs demo-many report-screenshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -95,6 +95,10 @@ calibrate: $(VENV)/.installed-test
 # SBC of the joint model (k = 3, q = 10, n = 10, 200 replicates): results/calibration-joint.
 calibrate-joint: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.calibration.joint_run --out results/calibration-joint --jobs $(JOBS)
+
+# SBC of the Bradley-Terry and Plackett-Luce models (k = 4, 20 data sets, 200 replicates each).
+calibrate-ranking: $(VENV)/.installed-test
+	$(BIN)/python -m bayes_hier.ranking.sbc --out results/calibration-ranking
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[docs,pystan]"

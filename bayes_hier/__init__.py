@@ -34,6 +34,7 @@ from .diagnostics import SamplingWarning
 from .hierarchical import HierarchicalResult, hierarchical_test
 from .joint import JointResult, joint_test
 from .probabilities import Probabilities
+from .ranking import RankingResult, bradley_terry_test, plackett_luce_test
 from .rope import Rope, RopeScaleWarning
 
 try:
@@ -52,6 +53,7 @@ __all__ = [
     "JointResult",
     "ManyModelResult",
     "Probabilities",
+    "RankingResult",
     "Rope",
     "RopeScaleWarning",
     "SamplingWarning",
@@ -59,11 +61,13 @@ __all__ = [
     "SignedRankTest",
     "SimplexResult",
     "__version__",
+    "bradley_terry_test",
     "compare",
     "correlated_ttest",
     "expected_cost",
     "hierarchical_test",
     "joint_test",
+    "plackett_luce_test",
     "sign_test",
     "signed_rank_test",
     "two_on_multiple",

@@ -73,7 +73,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         choices=[*METHODS, *WHOLE_METHODS],
         default=None,
         help="pairwise test (default: hierarchical with several data sets, correlated_t with "
-        "one), or joint: one model of all the models",
+        "one), or one model of all the models: joint, bradley_terry, plackett_luce",
     )
     parser.add_argument("--seed", type=int, default=None, help="one seed for the whole run")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for Stan pairs")

@@ -99,6 +99,16 @@ class ComparisonResult:
         """Posterior odds of each pair of outcomes with Raftery's evidence grade."""
         return posterior_odds(self.probs, self.names, include_rope=not self.rope.is_empty)
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per outcome (left, rope, right): its label and probability."""
+        return pd.DataFrame(
+            {
+                "outcome": list(OUTCOMES),
+                "label": [self.labels[k] for k in OUTCOMES],
+                "probability": list(self.probs),
+            }
+        )
+
     @property
     def convergence_problems(self) -> tuple[str, ...]:
         """The failed MCMC convergence checks of the fit behind the result (none for the tests

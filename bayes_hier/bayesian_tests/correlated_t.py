@@ -22,7 +22,6 @@ from scipy import stats
 
 from .._validate import check_fraction, check_int
 from ..data import CVData, as_single_cvdata
-from ..decision import OUTCOMES
 from ..issued import records_warnings
 from ..probabilities import Probabilities, student_t_region_masses
 from ..rope import Rope, RopeLike
@@ -138,16 +137,6 @@ class CorrelatedTResult(BayesianTestResult):
         return self.loc / self.scale
 
     # ------------------------------------------------------------------ reports
-    def to_frame(self) -> pd.DataFrame:
-        """One row per outcome: its label and probability."""
-        return pd.DataFrame(
-            {
-                "outcome": list(OUTCOMES),
-                "label": [self.labels[k] for k in OUTCOMES],
-                "probability": list(self.probs),
-            }
-        )
-
     def summary(self, alpha: float = 0.05) -> str:
         """A readable report naming the models."""
         first, second = self.names

@@ -182,7 +182,8 @@ def compare(
         ``"hierarchical"`` (default with several data sets), ``"signed_rank"``, ``"sign"``,
         ``"correlated_t"`` (default with one data set), or ``"joint"``: one Bayesian model of
         all k models (:func:`bayes_hier.joint.joint_test`; its result adds P(best) and the rank
-        distribution).
+        distribution), or ``"bradley_terry"`` / ``"plackett_luce"``: the Bayesian Bradley-Terry
+        and Plackett-Luce models of wins and rankings (:mod:`bayes_hier.ranking`).
     control
         Compare every other model with this one only: k - 1 pairs ``(control, other)``.
     higher_is_better

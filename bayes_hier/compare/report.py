@@ -46,6 +46,7 @@ from .tables import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
 #: The files and folder a report consists of (the command line will not overwrite them).
@@ -90,7 +91,11 @@ def ranking_tables(result: ResultLike) -> list[Block]:
         return []
     return [
         Block(
-            "table", ranking.round(3), "Ranking on a new data set (joint model)", True, "ranking"
+            "table",
+            ranking.round(3),
+            getattr(result, "ranking_caption", "Ranking on a new data set (joint model)"),
+            True,
+            "ranking",
         ),
         Block(
             "table",
@@ -99,7 +104,24 @@ def ranking_tables(result: ResultLike) -> list[Block]:
             True,
             "rank_probabilities",
         ),
+        *(Block("table", table, caption) for table, caption in extra_tables(result)),
     ]
+
+
+def extra_tables(result: ResultLike) -> list[tuple[pd.DataFrame, str]]:
+    """The tables a result adds to its report (``report_tables()``: (table, caption) pairs)."""
+    tables = getattr(result, "report_tables", None)
+    return [] if tables is None else list(tables())
+
+
+def tables_tex(result: ResultLike) -> str:
+    """tables.tex: the paper tables (:func:`~bayes_hier.compare.tables.latex_tables`) and, for a
+    model of all the models, its ranking tables."""
+    ranking = [
+        latex_table(block.content, block.caption, f"tab:{block.key or 'extra'}", block.index)
+        for block in ranking_tables(result)
+    ]
+    return "\n".join([latex_tables(result), *ranking])
 
 
 def pairs_caption(result: ResultLike) -> str:
@@ -327,7 +349,7 @@ def write_report(result: ResultLike, out: str | Path) -> dict[str, Path]:
         "report.md": render_markdown(blocks),
         "report.html": render_html(blocks, pngs),
         "report.tex": latex_report(result),
-        "tables.tex": latex_tables(result),
+        "tables.tex": tables_tex(result),
     }
     for name, text in texts.items():
         (out / name).write_text(text, encoding="utf-8")

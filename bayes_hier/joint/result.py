@@ -24,6 +24,7 @@ from ..diagnostics import diagnostic_problems, warn_on_problems
 from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
 from ..probabilities import region_shares
+from ..ranking.ranks import expected_ranks, rank_table, ranks_of
 from ..rope import Rope
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior
@@ -197,23 +198,11 @@ class JointResult(ManyModelResult):
         )
         return theta.reshape(m * replicates, d) @ self.model_input.contrasts
 
-    @staticmethod
-    def _ranks(effects: np.ndarray) -> np.ndarray:
-        """Rank of each model in each draw: 1 for the highest effect."""
-        return np.argsort(np.argsort(-effects, axis=1), axis=1) + 1
-
     # ------------------------------------------------------------------ ranking
     @cached_property
     def rank_probabilities(self) -> pd.DataFrame:
         """P(model has rank r on a new data set), models × ranks 1..k; every row sums to 1."""
-        ranks = self._ranks(self.next_sample)
-        k = len(self.models)
-        table = np.stack([(ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
-        return pd.DataFrame(
-            table,
-            index=pd.Index(self.models, name="model"),
-            columns=pd.Index(range(1, k + 1), name="rank"),
-        )
+        return rank_table(ranks_of(self.next_sample), self.models)
 
     @cached_property
     def p_best(self) -> pd.Series:
@@ -223,8 +212,7 @@ class JointResult(ManyModelResult):
     @cached_property
     def expected_rank(self) -> pd.Series:
         """Posterior predictive expected rank on a new data set, Σ_r r · P(rank r)."""
-        table = self.rank_probabilities
-        return (table * np.asarray(table.columns, float)).sum(axis=1).rename("expected_rank")
+        return expected_ranks(self.rank_probabilities)
 
     @cached_property
     def p_practically_best(self) -> pd.Series:
