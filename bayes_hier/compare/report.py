@@ -367,6 +367,7 @@ __all__ = [
     "latex_tables",
     "markdown_report",
     "report_blocks",
+    "tables_tex",
     "terminal_summary",
     "write_report",
 ]

@@ -259,10 +259,11 @@ class ManyModelResult:
         return html_report(self)
 
     def to_latex(self) -> str:
-        """booktabs tables (pairs, the probability matrix, mean ranks) ready for a paper."""
-        from .tables import latex_tables
+        """booktabs tables (pairs, the probability matrix, mean ranks and, for a model of all
+        the models, its ranking tables) ready for a paper: the content of tables.tex."""
+        from .report import tables_tex
 
-        return latex_tables(self)
+        return tables_tex(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain types (what ``bayes-hier compare --json`` prints)."""

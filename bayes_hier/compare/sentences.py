@@ -76,6 +76,7 @@ def data_lines(result: ResultLike) -> list[str]:
         units = f"the units of the score column {result.scores.score_name!r}"
     else:
         units = "the units of the scores"
+    units = getattr(result, "rope_units", None) or units  # a rope on another quantity
     direction = "higher is better" if result.higher_is_better else "lower is better"
     lines.append(f"Scores: {direction}; the rope is {result.rope} in {units}.")
     if result.control is not None:
@@ -108,7 +109,10 @@ NU_PRIOR_WORDS = {
 
 
 def prior_sentence(prior: Any) -> str:
-    """The prior of a hierarchical model in words, read from its attributes."""
+    """The prior of a hierarchical model in words, read from its attributes (a prior already in
+    words, as the ranking models give, is stated as it is)."""
+    if isinstance(prior, str):
+        return f"Prior: {prior.rstrip('.')}."
     words = NU_PRIOR_WORDS.get(prior.nu_prior, f"the nu prior {prior.nu_prior!r}")
     parts = [
         "Prior: "
