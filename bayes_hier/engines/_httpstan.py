@@ -36,8 +36,13 @@ import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
+
+#: aiohttp's advice to httpstan about its server's keys, issued at every server start (in each
+#: pystan fit): about httpstan's code, never the user's data, so it is not shown.
+warnings.filterwarnings("ignore", message="It is recommended to use web.AppKey instances for keys")
 
 _FIT_SCOPE = threading.Lock()
 _STAN_THREAD_NAME = "bayes_hier-pystan"
