@@ -137,9 +137,10 @@ def test_workers_can_start_from_a_file_but_not_from_standard_input(monkeypatch, 
     monkeypatch.setattr(main, "__file__", "<stdin>")
     possible, reason = workers_can_start()
     assert not possible and "<stdin>" in reason
-    with pytest.warns(ParallelWarning, match="running in this process"):
+    with pytest.warns(ParallelWarning, match="running in this process") as caught:
         with make_executor(2) as executor:
             assert isinstance(executor, InlineExecutor)
+    assert caught[0].filename == __file__  # the caller's line, not contextlib's
     monkeypatch.delattr(main, "__file__")  # interactive sessions and python -c: nothing to import
     assert workers_can_start() == (True, "")
 

@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..callers import user_stacklevel
 from .processes import run_process_cleanups, terminate_tree
 
 
@@ -172,7 +173,11 @@ def make_executor(jobs: int = 1, scheduler: Any = None) -> Iterator[concurrent.f
     if jobs > 1:
         possible, reason = workers_can_start()
         if not possible:
-            warnings.warn(f"jobs={jobs}: {reason}; running in this process.", ParallelWarning, 3)
+            warnings.warn(
+                f"jobs={jobs}: {reason}; running in this process.",
+                ParallelWarning,
+                stacklevel=user_stacklevel(),
+            )
             jobs = 1
     if jobs <= 1:
         # Processes started by the tasks are this process's children: Ctrl-C reaches them too,
