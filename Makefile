@@ -51,15 +51,20 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check bayes_hier tests benchmarks notebooks
 	$(BIN)/ruff format --check bayes_hier tests benchmarks notebooks
 
+# Tests run in parallel worker processes (pytest-xdist), one test file per worker at a time, in
+# the order the suite sorts them (long files first); at most 4 workers, as many as the machine has
+# cores. PARALLEL_TESTS= (empty) runs them in this process.
+PARALLEL_TESTS ?= --numprocesses=auto --maxprocesses=4 --dist=loadfile --no-loadscope-reorder
+
 # For every edit (under 3 minutes on 2 cores): lint and every test that needs neither Stan, notebooks,
 # the wheel, worker processes nor Dask (those are marked slow).
 check: lint
-	$(BIN)/python -m pytest -q -m "not slow" --durations=10
+	$(BIN)/python -m pytest -q -m "not slow" --durations=10 $(PARALLEL_TESTS)
 
 # The whole suite: lint, the documentation site (warnings fail), then every test (Stan fits and
 # notebook runs included; select with -m stan / -m notebook).
 test: lint docs
-	$(BIN)/python -m pytest -ra --durations=15
+	$(BIN)/python -m pytest -ra --durations=15 $(PARALLEL_TESTS)
 
 # The Stan tests again on the cmdstanpy engine, where a CmdStan is installed
 # (python -c "import cmdstanpy; cmdstanpy.install_cmdstan()", or CMDSTAN=/path/to/cmdstan).
