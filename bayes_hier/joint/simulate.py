@@ -270,8 +270,9 @@ class JointSimulator:
         )
 
     def simulate(self, rng: np.random.Generator) -> Simulation:
+        calibration = self.calibration()
         simulated = simulate_joint(
-            self.calibration(),
+            calibration,
             self.prior,
             self.q,
             self.n,
@@ -281,7 +282,6 @@ class JointSimulator:
             common_sd=self.common_sd,
         )
         cv = simulated.to_cv()
-        calibration = self.calibration()
         model_input = build_joint_input(
             cv, Rope(0.0, 0.0), self.prior, np.random.default_rng(0), scale=1.0,
             calibration=calibration,
