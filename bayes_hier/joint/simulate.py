@@ -4,7 +4,7 @@ likelihood of ``stan/joint.stan``.
 Simulation-based calibration (Talts et al., 2018) needs data simulated from exactly the prior
 the fit uses. The shipped joint priors are improper (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and Ω_i), so
 the calibration switches the program to its proper calibration prior
-(:class:`~bayes_hier.joint.model_input.CalibrationPrior`, scale matrices S₀ and S_Ω) and
+(:class:`~bayes_hier.joint.model_input.JointCalibrationPrior`, scale matrices S₀ and S_Ω) and
 simulates from it, in the units of the program (the model input is built with a fixed scale):
 
     θ₀ ~ N(0, s₀² I_d),   Σ₀ ~ InvWishart(ν₀, S₀),   Ω_i ~ InvWishart(ν_Ω, S_Ω)
@@ -57,7 +57,7 @@ from ..rope import Rope
 from .contrasts import helmert_contrasts, pair_vectors
 from .data import MultiCVData
 from .model import JOINT, JointModel
-from .model_input import CalibrationPrior, JointPrior, build_joint_input
+from .model_input import JointCalibrationPrior, JointPrior, build_joint_input
 
 JOINT_PARAMETERS = (
     "theta0_1",
@@ -72,7 +72,7 @@ JOINT_PARAMETERS = (
 
 
 def draw_joint_parameters(
-    calibration: CalibrationPrior, prior: JointPrior, q: int, rng: np.random.Generator
+    calibration: JointCalibrationPrior, prior: JointPrior, q: int, rng: np.random.Generator
 ) -> dict[str, Any]:
     """One draw of (θ₀, Σ₀, ν[, α, β], τ, θ, Ω) on q data sets (module docstring).
 
@@ -136,7 +136,7 @@ class SimulatedScores:
 
 
 def simulate_joint(
-    calibration: CalibrationPrior,
+    calibration: JointCalibrationPrior,
     prior: JointPrior,
     q: int,
     n: int,
@@ -258,10 +258,10 @@ class JointSimulator:
     def setting(self) -> dict[str, Any]:
         return {"k": self.k, "q": self.q, "n": self.n}
 
-    def calibration(self) -> CalibrationPrior:
+    def calibration(self) -> JointCalibrationPrior:
         """The calibration prior of the Stan program (scale matrices multiples of I)."""
         identity = np.eye(self.k - 1)
-        return CalibrationPrior(
+        return JointCalibrationPrior(
             theta0_sd=self.theta0_sd,
             population_df=self.population_df,
             population_scale=self.population_scale * identity,
