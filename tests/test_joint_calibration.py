@@ -43,7 +43,7 @@ def within(empirical: np.ndarray, expected: np.ndarray, size: int, sigmas: float
 def test_prior_draws_have_the_calibration_prior_moments():
     """θ₀ ~ N(0, s²I); E Σ₀ = S₀/(ν₀ − d − 1), E Ω_i = S_Ω/(ν_Ω − d − 1); E[ν − 1] = E[α]E[1/β]
     = 2.75 · ln(3)/0.1; and sqrt(τ_i) L₀⁻¹(θ_i − θ₀) ~ N(0, I) exactly (the scale mixture)."""
-    calibration = replace(CONFIG, theta0_sd=2.0, population_df=9.0, noise_df=9.0).calibration()
+    calibration = replace(CONFIG.calibration, theta0_sd=2.0, population_df=9.0, noise_df=9.0)
     rng = np.random.default_rng(12)
     draws = [draw_joint_parameters(calibration, JointPrior(), 2, rng) for _ in range(12_000)]
     theta0 = np.array([d["theta0"] for d in draws])
@@ -71,7 +71,7 @@ def test_prior_draws_have_the_calibration_prior_moments():
 def test_the_gaussian_nu_prior_cannot_be_calibrated():
     with pytest.raises(ValueError, match="Student-t nu prior"):
         draw_joint_parameters(
-            CONFIG.calibration(), JointPrior(nu_prior="gaussian"), 3, np.random.default_rng(0)
+            CONFIG.calibration, JointPrior(nu_prior="gaussian"), 3, np.random.default_rng(0)
         )
 
 
@@ -85,7 +85,7 @@ def test_simulated_scores_and_contrasts_have_their_kronecker_covariances():
     n, rho = 5, 0.1
     contrast_white, score_white = [], []
     for _ in range(3000):
-        simulated = simulate_joint(CONFIG.calibration(), JointPrior(), 2, n, rng, rho=rho)
+        simulated = simulate_joint(CONFIG.calibration, JointPrior(), 2, n, rng, rho=rho)
         truth = simulated.truth
         for i, block in enumerate(simulated.scores):
             residual = block @ contrasts.T - truth["theta"][i]
@@ -105,7 +105,7 @@ def test_lambda_holds_omega_in_contrast_space_and_the_common_effect_in_the_mean(
     """Λ_i = CᵀΩ_iC + c²11ᵀ: C Λ_i Cᵀ = Ω_i and 1ᵀΛ_i1 = k²c²; the pair sd ranked for data set 1
     is sqrt((e₂ − e₁)ᵀΛ₁(e₂ − e₁)) (the common effect cancels in a difference)."""
     simulated = simulate_joint(
-        CONFIG.calibration(), JointPrior(), 4, 10, np.random.default_rng(9), common_sd=0.7
+        CONFIG.calibration, JointPrior(), 4, 10, np.random.default_rng(9), common_sd=0.7
     )
     truth, contrasts = simulated.truth, helmert_contrasts(3)
     lam = truth["Lambda"]
@@ -126,7 +126,7 @@ def test_lambda_holds_omega_in_contrast_space_and_the_common_effect_in_the_mean(
 def test_posterior_and_truth_quantities_agree_on_the_same_values():
     """A posterior whose only draw is the truth, stored as the completed joint posterior stores
     it (θ₀, Σ₀, ν, μ_i = Cᵀθ_i, σ_i per pair), gives the truth's ranked quantities."""
-    simulated = simulate_joint(CONFIG.calibration(), JointPrior(), 3, 10, np.random.default_rng(1))
+    simulated = simulate_joint(CONFIG.calibration, JointPrior(), 3, 10, np.random.default_rng(1))
     truth, contrasts = simulated.truth, helmert_contrasts(3)
     vectors = pair_vectors(contrasts, [(0, 1), (0, 2), (1, 2)])
     sigma = np.sqrt(np.einsum("pj,ijl,pl->ip", vectors, truth["Omega"], vectors))
@@ -151,7 +151,7 @@ def test_the_simulation_is_the_fits_input_with_the_calibration_prior():
     calibration prior switched on and its truth the ranked quantities of the drawn parameters."""
     simulation = CONFIG.simulate(np.random.default_rng(5))
     again = simulate_joint(
-        CONFIG.calibration(), JointPrior(), CONFIG.q, CONFIG.n, np.random.default_rng(5)
+        CONFIG.calibration, JointPrior(), CONFIG.q, CONFIG.n, np.random.default_rng(5)
     )
     assert simulation.truth == truth_quantities(again)
     data = simulation.model_input.data

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -60,28 +61,18 @@ def run_repetition(
         result = hierarchical_test(
             CVData(differences, runs=RUNS),
             rope=ROPE,
-            chains=options.chains,
-            draws=options.draws,
-            warmup=options.warmup,
-            adapt_delta=options.adapt_delta,
-            max_treedepth=options.max_treedepth,
-            engine=options.engine,
             seed=derive_seed(seed, "fit", scenario, q, rep),
             warn=False,
+            **{field.name: getattr(options, field.name) for field in fields(options)},
         )
         wilcoxon_p = float(wilcoxon_signed_rank(np.zeros(q), means).p_value)
-    probs = result.probs
+    probabilities = {f"p_{side}": p for side, p in result.probs._asdict().items()}
+    diagnostics = result.diagnostics
     return {
-        "scenario": scenario,
-        "q": q,
-        "rep": rep,
-        "p_left": probs.left,
-        "p_rope": probs.rope,
-        "p_right": probs.right,
-        "wilcoxon_p": wilcoxon_p,
-        "divergences": int(result.diagnostics["divergences"]),
-        "max_rhat": float(result.diagnostics["max_rhat"]),
-    }
+        "scenario": scenario, "q": q, "rep": rep, **probabilities, "wilcoxon_p": wilcoxon_p,
+        "divergences": int(diagnostics["divergences"]),
+        "max_rhat": float(diagnostics["max_rhat"]),
+    }  # fmt: skip
 
 
 def run_error_rates(

@@ -221,6 +221,13 @@ def truth_quantities(simulated: SimulatedScores) -> dict[str, float]:
     return {name: float(value) for name, value in values.items()}
 
 
+def default_calibration_prior() -> JointCalibrationPrior:
+    """θ₀ ~ N(0, I), Σ₀ ~ InvWishart(6, I) and Ω_i ~ InvWishart(6, 3I) at k = 3 (means I/3 and
+    I): the prior of ``make calibrate-joint``."""
+    identity = np.eye(2)
+    return JointCalibrationPrior(1.0, 6.0, identity, 6.0, 3.0 * identity)
+
+
 @dataclass(frozen=True)
 class JointSimulator:
     """The joint model's calibration simulator at k = 3 models (the ranked quantities' k).
@@ -229,10 +236,9 @@ class JointSimulator:
     ----------
     q, n, rho
         Data sets, folds per data set and fold correlation of the simulated scores.
-    theta0_sd, population_df, population_scale, noise_df, noise_scale
-        The calibration prior: θ₀ ~ N(0, theta0_sd² I), Σ₀ ~ InvWishart(population_df,
-        population_scale · I), Ω_i ~ InvWishart(noise_df, noise_scale · I) (means I/3 and I
-        at d = 2 with the defaults).
+    calibration
+        The proper priors of θ₀, Σ₀ and Ω_i (:class:`~.model_input.JointCalibrationPrior`,
+        2 × 2 scale matrices).
     difficulty_sd, common_sd
         Per-data-set difficulty and fold effect common to all models (invisible to the fit).
     prior
@@ -242,11 +248,7 @@ class JointSimulator:
     q: int = 10
     n: int = 10
     rho: float = 0.1
-    theta0_sd: float = 1.0
-    population_df: float = 6.0
-    population_scale: float = 1.0
-    noise_df: float = 6.0
-    noise_scale: float = 3.0
+    calibration: JointCalibrationPrior = field(default_factory=default_calibration_prior)
     difficulty_sd: float = 1.0
     common_sd: float = 1.0
     prior: JointPrior = field(default_factory=JointPrior)
@@ -258,21 +260,9 @@ class JointSimulator:
     def setting(self) -> dict[str, Any]:
         return {"k": self.k, "q": self.q, "n": self.n}
 
-    def calibration(self) -> JointCalibrationPrior:
-        """The calibration prior of the Stan program (scale matrices multiples of I)."""
-        identity = np.eye(self.k - 1)
-        return JointCalibrationPrior(
-            theta0_sd=self.theta0_sd,
-            population_df=self.population_df,
-            population_scale=self.population_scale * identity,
-            noise_df=self.noise_df,
-            noise_scale=self.noise_scale * identity,
-        )
-
     def simulate(self, rng: np.random.Generator) -> Simulation:
-        calibration = self.calibration()
         simulated = simulate_joint(
-            calibration,
+            self.calibration,
             self.prior,
             self.q,
             self.n,
@@ -284,7 +274,7 @@ class JointSimulator:
         cv = simulated.to_cv()
         model_input = build_joint_input(
             cv, Rope(0.0, 0.0), self.prior, np.random.default_rng(0), scale=1.0,
-            calibration=calibration,
+            calibration=self.calibration,
         )  # fmt: skip
         if model_input.perturbed:
             raise ValueError("A simulated data set has tied models; the calibration cannot use it.")
@@ -295,16 +285,17 @@ class JointSimulator:
 
     def describe(self) -> str:
         """The design and the calibration prior in one paragraph."""
+        c = self.calibration
         return (
             f"Joint model, k = {self.k} models, q = {self.q} data sets, n = {self.n} folds "
             f"(ρ = {self.rho:g}). Calibration prior (units of the Stan program, fixed scale 1): "
-            f"θ₀ ~ N(0, {self.theta0_sd:g}² I), Σ₀ ~ InvWishart({self.population_df:g}, "
-            f"{self.population_scale:g} I), Ω_i ~ InvWishart({self.noise_df:g}, "
-            f"{self.noise_scale:g} I), ν − 1 ~ Gamma(α, β) with α ~ U{self.prior.alpha_range}, "
-            f"β ~ U{self.prior.beta_range}, τ_i ~ Gamma(ν/2, ν/2). Scores: contrasts mapped back "
-            f"with Cᵀ plus a per-data-set difficulty (sd {self.difficulty_sd:g}) and a common "
-            f"fold effect (sd {self.common_sd:g}). Fits: shipped stan/joint.stan with "
-            f"calibration_prior = 1, package initial values."
+            f"θ₀ ~ N(0, {c.theta0_sd:g}² I), Σ₀ ~ InvWishart({c.population_df:g}, "
+            f"{np.round(c.population_scale, 3).tolist()}), Ω_i ~ InvWishart({c.noise_df:g}, "
+            f"{np.round(c.noise_scale, 3).tolist()}), ν − 1 ~ Gamma(α, β) with α ~ "
+            f"U{self.prior.alpha_range}, β ~ U{self.prior.beta_range}, τ_i ~ Gamma(ν/2, ν/2). "
+            f"Scores: contrasts mapped back with Cᵀ plus a per-data-set difficulty (sd "
+            f"{self.difficulty_sd:g}) and a common fold effect (sd {self.common_sd:g}). Fits: "
+            f"shipped stan/joint.stan with calibration_prior = 1, package initial values."
         )
 
 
@@ -330,6 +321,7 @@ __all__ = [
     "JointSimulator",
     "SimulatedScores",
     "calibration_suite",
+    "default_calibration_prior",
     "draw_joint_parameters",
     "posterior_quantities",
     "ranked_quantities",

@@ -30,37 +30,41 @@ from .plackett_luce import PLACKETT_LUCE, PlackettLuceData, PlackettLuceModel, P
 from .ranks import simulated_rankings
 
 
-def _models(k: int) -> tuple[str, ...]:
-    return tuple(f"m{a + 1}" for a in range(k))
-
-
-def _check_design(k: int, datasets: int) -> None:
-    if k < 2 or datasets < 1:
-        raise ValueError(f"Need k >= 2 models and datasets >= 1; got k={k}, datasets={datasets}.")
-
-
 @dataclass(frozen=True)
-class BradleyTerrySimulator:
-    """Bradley-Terry with the published prior (σ ~ lognormal(0, 0.5)): k models, ``datasets``
-    data sets per pair."""
+class _RankingDesign:
+    """k models named ``m1..mk`` and ``datasets`` data sets."""
 
     k: int = 4
     datasets: int = 20
-    model: ClassVar[BradleyTerryModel] = BRADLEY_TERRY
 
     def __post_init__(self) -> None:
-        _check_design(self.k, self.datasets)
+        if self.k < 2 or self.datasets < 1:
+            raise ValueError(
+                f"Need k >= 2 models and datasets >= 1; got k={self.k}, datasets={self.datasets}."
+            )
 
     @property
-    def checked(self) -> tuple[str, ...]:
-        return ("sigma", *(f"beta_{a + 1}" for a in range(self.k)))
+    def models(self) -> tuple[str, ...]:
+        return tuple(f"m{a + 1}" for a in range(self.k))
 
     @property
     def setting(self) -> dict[str, Any]:
         return {"k": self.k, "datasets": self.datasets}
 
+
+@dataclass(frozen=True)
+class BradleyTerrySimulator(_RankingDesign):
+    """Bradley-Terry with the published prior (σ ~ lognormal(0, 0.5)): k models, ``datasets``
+    data sets per pair."""
+
+    model: ClassVar[BradleyTerryModel] = BRADLEY_TERRY
+
+    @property
+    def checked(self) -> tuple[str, ...]:
+        return ("sigma", *(f"beta_{a + 1}" for a in range(self.k)))
+
     def simulate(self, rng: np.random.Generator) -> Simulation:
-        k, models = self.k, _models(self.k)
+        k, models = self.k, self.models
         prior = BradleyTerryPrior()
         sigma = float(rng.lognormal(0.0, prior.scale))
         beta = rng.normal(0.0, sigma, k)
@@ -91,27 +95,18 @@ class BradleyTerrySimulator:
 
 
 @dataclass(frozen=True)
-class PlackettLuceSimulator:
+class PlackettLuceSimulator(_RankingDesign):
     """Plackett-Luce with the uniform Dirichlet prior: ``datasets`` complete rankings of k
     models."""
 
-    k: int = 4
-    datasets: int = 20
     model: ClassVar[PlackettLuceModel] = PLACKETT_LUCE
-
-    def __post_init__(self) -> None:
-        _check_design(self.k, self.datasets)
 
     @property
     def checked(self) -> tuple[str, ...]:
         return tuple(f"w_{a + 1}" for a in range(self.k))
 
-    @property
-    def setting(self) -> dict[str, Any]:
-        return {"k": self.k, "datasets": self.datasets}
-
     def simulate(self, rng: np.random.Generator) -> Simulation:
-        k, models = self.k, _models(self.k)
+        k, models = self.k, self.models
         prior = PlackettLucePrior()
         w = rng.dirichlet(np.full(k, prior.concentration))
         ranks = simulated_rankings(np.log(w)[None, :], self.datasets, rng)  # 0 = best
