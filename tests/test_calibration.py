@@ -181,16 +181,16 @@ def test_calibration_input_is_the_package_input_with_fixed_bounds():
     prior = HierarchicalCalibrationPrior(
         nu_prior="juarez-steel", delta0_bound=0.5, sigma0_upper=2.0
     )
-    simulated = simulate(prior, 6, 10, np.random.default_rng(3))
-    model_input = calibration_model_input(prior, simulated)
+    _, differences = simulate(prior, 6, 10, np.random.default_rng(3))
+    model_input = calibration_model_input(prior, CVData(differences, rho=0.1))
     package = build_model_input(
-        CVData(simulated.differences, rho=0.1),
+        CVData(differences, rho=0.1),
         Rope(0.0, 0.0),
         HierarchicalPrior(nu_prior="juarez-steel"),
         np.random.default_rng(0),
     )
     scale = model_input.scale
-    assert scale == pytest.approx(simulated.differences.std(axis=1, ddof=1).mean())
+    assert scale == pytest.approx(differences.std(axis=1, ddof=1).mean())
     for key, value in package.data.items():
         if key not in ("sigma_upper", "sigma0_upper", "delta0_bound"):
             np.testing.assert_array_equal(model_input.data[key], value)
@@ -198,7 +198,7 @@ def test_calibration_input_is_the_package_input_with_fixed_bounds():
     assert model_input.data["sigma0_upper"] * scale == pytest.approx(2.0)
     assert model_input.data["sigma_upper"] * scale == pytest.approx(1.0)
     assert model_input.perturbed == ()
-    misspecified = calibration_model_input(prior, simulated, fit_rho=0.01)
+    misspecified = calibration_model_input(prior, CVData(differences, rho=0.01))
     np.testing.assert_array_equal(misspecified.data["rho"], np.full(6, 0.01))
     np.testing.assert_array_equal(misspecified.data["xbar"], model_input.data["xbar"])
 

@@ -82,26 +82,6 @@ class HierarchicalCalibrationPrior:
                 raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
 
 
-@dataclass(frozen=True)
-class SimulatedData:
-    """One draw of the parameters from the prior and of the data given them.
-
-    Attributes
-    ----------
-    truth
-        The drawn parameters: scalars ``delta0``, ``sigma0``, ``nu`` (and ``nu_alpha``,
-        ``nu_beta`` for the hierarchical ν prior), vectors ``delta``, ``sigma``, ``tau``.
-    differences
-        (q, n) simulated cross-validation differences.
-    rho
-        The fold correlation of every data set.
-    """
-
-    truth: dict[str, Any]
-    differences: np.ndarray
-    rho: float
-
-
 def draw_parameters(
     prior: HierarchicalCalibrationPrior, q: int, rng: np.random.Generator
 ) -> dict[str, Any]:
@@ -149,35 +129,30 @@ def draw_mixing(
 
 def simulate(
     prior: HierarchicalCalibrationPrior, q: int, n: int, rng: np.random.Generator, rho: float = 0.1
-) -> SimulatedData:
-    """Parameters from the prior, then n equicorrelated differences per data set."""
+) -> tuple[dict[str, Any], np.ndarray]:
+    """Parameters from the prior (:func:`draw_parameters`), then n equicorrelated differences
+    per data set: the drawn parameters and the (q, n) differences."""
     if q < 2 or n < 2:
         raise ValueError(f"Need q >= 2 data sets and n >= 2 results each; got q={q}, n={n}.")
     if not 0 <= rho < 1:
         raise ValueError(f"rho must be in [0, 1); got {rho}.")
     truth = draw_parameters(prior, q, rng)
-    differences = equicorrelated_normal(truth["delta"], truth["sigma"], rho, n, rng)
-    return SimulatedData(truth=truth, differences=differences, rho=rho)
+    return truth, equicorrelated_normal(truth["delta"], truth["sigma"], rho, n, rng)
 
 
-def calibration_model_input(
-    prior: HierarchicalCalibrationPrior, simulated: SimulatedData, fit_rho: float | None = None
-) -> ModelInput:
-    """The package's model input of the simulated data, with the calibration prior's bounds.
+def calibration_model_input(prior: HierarchicalCalibrationPrior, data: CVData) -> ModelInput:
+    """The package's model input of simulated data, with the calibration prior's bounds.
 
     The data go through ``build_model_input`` (the zero-variance check, the sufficient
     statistics and the rescaling by mean_i(s_i), undone by the posterior completion); only its
     three data-dependent bounds are replaced by the fixed bounds of ``prior``, expressed in the
-    rescaled units. ``fit_rho`` gives the fit another fold correlation than the simulation's
-    (a deliberately misspecified model, the negative control of the calibration); ``None``
-    keeps the simulation's.
+    rescaled units. The fold correlation is ``data``'s: another than the simulation's makes a
+    deliberately misspecified model, the negative control of the calibration.
     """
-    rho = simulated.rho if fit_rho is None else fit_rho
-    cv = CVData(simulated.differences, rho=rho)
     package_prior = HierarchicalPrior(
         nu_prior=prior.nu_prior, alpha_range=prior.alpha_range, beta_range=prior.beta_range
     )
-    model_input = build_model_input(cv, Rope(0.0, 0.0), package_prior, np.random.default_rng(0))
+    model_input = build_model_input(data, Rope(0.0, 0.0), package_prior, np.random.default_rng(0))
     if model_input.perturbed:
         raise ValueError("A simulated data set has zero variance; the calibration cannot use it.")
     scale = model_input.scale
@@ -226,11 +201,10 @@ class HierarchicalSimulator:
         return {"nu_prior": self.prior.nu_prior, "q": self.q, "n": self.n}
 
     def simulate(self, rng: np.random.Generator) -> Simulation:
-        simulated = simulate(self.prior, self.q, self.n, rng, self.rho)
-        model_input = calibration_model_input(self.prior, simulated, self.fit_rho)
-        rho = simulated.rho if self.fit_rho is None else self.fit_rho
-        truth = {name: _truth_value(simulated.truth, name) for name in PARAMETERS}
-        return Simulation(truth, CVData(simulated.differences, rho=rho), model_input)
+        truth, differences = simulate(self.prior, self.q, self.n, rng, self.rho)
+        data = CVData(differences, rho=self.rho if self.fit_rho is None else self.fit_rho)
+        checked = {name: _truth_value(truth, name) for name in PARAMETERS}
+        return Simulation(checked, data, calibration_model_input(self.prior, data))
 
     def checked_draws(self, idata: az.InferenceData) -> dict[str, np.ndarray]:
         return {name: _parameter_draws(idata.posterior, name) for name in PARAMETERS}
@@ -274,7 +248,6 @@ __all__ = [
     "PARAMETERS",
     "HierarchicalCalibrationPrior",
     "HierarchicalSimulator",
-    "SimulatedData",
     "calibration_model_input",
     "calibration_suite",
     "draw_mixing",
