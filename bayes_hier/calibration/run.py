@@ -107,10 +107,12 @@ class CalibrationPlan:
         return SBCConfig.of(suite, engine=self.engine, **changes)
 
     def replicates_of(self, suite: CalibrationSuite) -> int:
+        """Replicates per setting: this plan's, else ``suite``'s."""
         return suite.replicates if self.replicates is None else self.replicates
 
     @property
     def runs_error_rates(self) -> bool:
+        """Whether the error rates run: asked for, and the hierarchical model calibrated."""
         return self.error_rates and "hierarchical" in self.models
 
 
@@ -131,10 +133,12 @@ def describe_fits(suite: CalibrationSuite, config: SBCConfig, replicates: int, b
 
 
 def describe_error_rates(plan: CalibrationPlan, config: SBCConfig) -> str:
+    """The design of the error-rate part and the meaning of its columns, in one paragraph."""
     options = config.options
     return (
         f"{plan.error_repetitions} repetitions per scenario and q (the scenarios of the paper's "
-        f"E2 and E3, simulated with their generator); hierarchical fits with {options.chains} "
+        f"E2 and E3, simulated here with the same generator and seeds of their own); "
+        f"hierarchical fits with {options.chains} "
         f"chains × {options.draws} draws ({options.warmup} warm-up), rope 0.01. Columns: share "
         f"of repetitions in which the hierarchical test declares a model better (P(left) or "
         f"P(right) > 0.95) or equivalence (P(rope) > 0.95), or neither, and in which the "
@@ -146,6 +150,7 @@ def describe_error_rates(plan: CalibrationPlan, config: SBCConfig) -> str:
 
 
 def _slug(*keys: Any) -> str:
+    """The keys joined by ``_`` with anything but letters, digits, ``.`` and ``-`` replaced."""
     return re.sub(r"[^A-Za-z0-9.-]+", "_", "_".join(str(key) for key in keys))
 
 
