@@ -90,8 +90,8 @@ def rank_columns(
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """``rank_<name>`` (rank of the true value among the draws thinned to L = ``thinned``),
-    ``ess_<name>`` (bulk ESS of all the (chain, draw) draws, :func:`~bayes_hier.diagnostics.
-    bulk_ess`) and ``true_<name>`` for every name of ``truth``."""
+    ``ess_<name>`` (bulk ESS of all the (chain, draw) draws,
+    :func:`~bayes_hier.diagnostics.bulk_ess`) and ``true_<name>`` for every name of ``truth``."""
     row: dict[str, Any] = {}
     for name, value in truth.items():
         values = np.asarray(draws[name], float)
