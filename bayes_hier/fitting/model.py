@@ -137,14 +137,17 @@ class CalibrationSuite:
     ----------
     simulators
         One simulator per setting.
-    replicates
-        Replicates per setting.
-    chains, warmup, draws
-        NUTS chains, warm-up iterations and draws per chain of every fit.
+    warmup, draws
+        NUTS warm-up iterations and draws per chain of every fit.
     thinned
         L: the posterior draws are thinned to L, so ranks lie in 0..L.
     seed
         Root seed of the replicates' random streams.
+    replicates
+        Replicates per setting (200 by default: enough for rank histograms to show a
+        miscalibration).
+    chains
+        NUTS chains of every fit.
     pool_by
         Setting columns whose groups the uniformity table pools over the other columns
         (empty: every setting on its own).
@@ -153,12 +156,12 @@ class CalibrationSuite:
     """
 
     simulators: tuple[Simulator, ...]
-    replicates: int
-    chains: int
     warmup: int
     draws: int
     thinned: int
     seed: int
+    replicates: int = 200
+    chains: int = 2
     pool_by: tuple[str, ...] = ()
     description: str = ""
 

@@ -232,16 +232,9 @@ def calibration_suite(prior: HierarchicalCalibrationPrior | None = None) -> Cali
         f"stan/hierarchical.stan with these bounds, package initial values."
     )
     return CalibrationSuite(
-        simulators=simulators,
-        replicates=64,
-        chains=2,
-        warmup=300,
-        draws=300,
-        thinned=59,
-        seed=20181025,
-        pool_by=("nu_prior",),
-        description=description,
-    )
+        simulators, warmup=300, draws=300, thinned=59, seed=20181025, replicates=64,
+        pool_by=("nu_prior",), description=description,
+    )  # fmt: skip
 
 
 __all__ = [

@@ -305,15 +305,9 @@ def calibration_suite(simulator: JointSimulator | None = None) -> CalibrationSui
     miscalibration)."""
     simulator = simulator or JointSimulator()
     return CalibrationSuite(
-        simulators=(simulator,),
-        replicates=200,
-        chains=2,
-        warmup=150,
-        draws=150,
-        thinned=29,
-        seed=20181026,
+        (simulator,), warmup=150, draws=150, thinned=29, seed=20181026,
         description=simulator.describe(),
-    )
+    )  # fmt: skip
 
 
 __all__ = [

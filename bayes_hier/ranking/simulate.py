@@ -131,17 +131,14 @@ class PlackettLuceSimulator(_RankingDesign):
 
 
 def _suite(simulator: Any, prior: str) -> CalibrationSuite:
+    """200 replicates, 2 chains × 200 draws after 200 warm-up, L = 19."""
+    description = (
+        f"{simulator.model.name}, k = {simulator.k} models, {simulator.datasets} data sets; the "
+        f"model's own prior: {prior}. Fits: the shipped stan/{simulator.model.program}.stan, "
+        f"package initial values."
+    )
     return CalibrationSuite(
-        simulators=(simulator,),
-        replicates=200,
-        chains=2,
-        warmup=200,
-        draws=200,
-        thinned=19,
-        seed=20230101,
-        description=f"{simulator.model.name}, k = {simulator.k} models, {simulator.datasets} "
-        f"data sets; the model's own prior: {prior}. Fits: the shipped "
-        f"stan/{simulator.model.program}.stan, package initial values.",
+        (simulator,), warmup=200, draws=200, thinned=19, seed=20230101, description=description
     )
 
 
