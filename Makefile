@@ -94,16 +94,19 @@ paper: $(VENV)/.installed-test
 paper-quick: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) $(DATA_ARG)
 
+# One entry for every model: python -m bayes_hier.calibration --model NAME [NAME ...].
+# SBC of the hierarchical model (2 nu priors x 4 (q, n), 64 replicates each) and its decision
+# error rates: results/calibration.
 calibrate: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration --out results/calibration --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model hierarchical --out results/calibration --jobs $(JOBS)
 
 # SBC of the joint model (k = 3, q = 10, n = 10, 200 replicates): results/calibration-joint.
 calibrate-joint: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration.joint_run --out results/calibration-joint --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model joint --out results/calibration-joint --jobs $(JOBS)
 
 # SBC of the Bradley-Terry and Plackett-Luce models (k = 4, 20 data sets, 200 replicates each).
 calibrate-ranking: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.ranking.sbc --out results/calibration-ranking
+	$(BIN)/python -m bayes_hier.calibration --model bradley_terry plackett_luce --out results/calibration-ranking --jobs $(JOBS)
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[docs,pystan]"
