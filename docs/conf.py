@@ -328,7 +328,7 @@ def resolve_by_identity(app, env, node, contnode):
         env, node["refdoc"], app.builder, node["reftype"], documented, node, contnode
     )
     # None: the object exists under another role (a module shadowed by a function of the same
-    # name, e.g. bayes_hier.calibration.simulate): code text, no link.
+    # name, e.g. a module named like a function its package exports): code text, no link.
     return resolved if resolved is not None else contnode
 
 
