@@ -51,15 +51,20 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check bayes_hier tests benchmarks notebooks
 	$(BIN)/ruff format --check bayes_hier tests benchmarks notebooks
 
+# Tests run in parallel worker processes (pytest-xdist), one test file per worker at a time, in
+# the order the suite sorts them (long files first); at most 4 workers, as many as the machine has
+# cores. PARALLEL_TESTS= (empty) runs them in this process.
+PARALLEL_TESTS ?= --numprocesses=auto --maxprocesses=4 --dist=loadfile --no-loadscope-reorder
+
 # For every edit (under 3 minutes on 2 cores): lint and every test that needs neither Stan, notebooks,
 # the wheel, worker processes nor Dask (those are marked slow).
 check: lint
-	$(BIN)/python -m pytest -q -m "not slow" --durations=10
+	$(BIN)/python -m pytest -q -m "not slow" --durations=10 $(PARALLEL_TESTS)
 
 # The whole suite: lint, the documentation site (warnings fail), then every test (Stan fits and
 # notebook runs included; select with -m stan / -m notebook).
 test: lint docs
-	$(BIN)/python -m pytest -ra --durations=15
+	$(BIN)/python -m pytest -ra --durations=15 $(PARALLEL_TESTS)
 
 # The Stan tests again on the cmdstanpy engine, where a CmdStan is installed
 # (python -c "import cmdstanpy; cmdstanpy.install_cmdstan()", or CMDSTAN=/path/to/cmdstan).
@@ -89,16 +94,19 @@ paper: $(VENV)/.installed-test
 paper-quick: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) $(DATA_ARG)
 
+# One entry for every model: python -m bayes_hier.calibration --model NAME [NAME ...].
+# SBC of the hierarchical model (2 nu priors x 4 (q, n), 64 replicates each) and its decision
+# error rates: results/calibration.
 calibrate: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration --out results/calibration --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model hierarchical --out results/calibration --jobs $(JOBS)
 
 # SBC of the joint model (k = 3, q = 10, n = 10, 200 replicates): results/calibration-joint.
 calibrate-joint: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration.joint_run --out results/calibration-joint --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model joint --out results/calibration-joint --jobs $(JOBS)
 
 # SBC of the Bradley-Terry and Plackett-Luce models (k = 4, 20 data sets, 200 replicates each).
 calibrate-ranking: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.ranking.sbc --out results/calibration-ranking
+	$(BIN)/python -m bayes_hier.calibration --model bradley_terry plackett_luce --out results/calibration-ranking --jobs $(JOBS)
 
 $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[docs,pystan]"

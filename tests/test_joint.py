@@ -14,7 +14,7 @@ from bayes_hier.joint.contrasts import helmert_contrasts, pair_vectors
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.likelihood import marginal_contrast_log_likelihood, theta_full_conditional
 from bayes_hier.joint.model_input import (
-    CalibrationPrior,
+    JointCalibrationPrior,
     JointPrior,
     build_joint_input,
     contrast_statistics,
@@ -371,7 +371,7 @@ def test_too_few_data_sets_for_the_models_is_an_error():
     """The builder needs the 2 data sets that give the means a spread (the 2k - 1 that make the
     model's own posterior proper are checked by joint_test: test_joint_propriety.py)."""
     rope, rng = Rope(-0.01, 0.01), np.random.default_rng(0)
-    calibration = CalibrationPrior(1.0, 4.0, np.eye(2), 4.0, np.eye(2))
+    calibration = JointCalibrationPrior(1.0, 4.0, np.eye(2), 4.0, np.eye(2))
     two = build_joint_input(_data(_blocks(sizes=(6, 8))), rope, JointPrior(), rng, scale=1.0,
                             calibration=calibration)  # fmt: skip
     assert two.data["q"] == 2 and two.data["calibration_prior"] == 1

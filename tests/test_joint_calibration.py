@@ -1,5 +1,6 @@
-"""Simulation-based calibration of the joint model (bayes_hier.calibration.joint_*): the
-simulator against closed forms without Stan, and a small SBC of the shipped program (Stan)."""
+"""Simulation-based calibration of the joint model: its simulator (bayes_hier.joint.simulate)
+against closed forms without Stan, and a small SBC of the shipped program through the generic
+calibration run (Stan)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,19 @@ import pytest
 import xarray as xr
 
 from bayes_hier.calibration.analysis import bonferroni_passes
-from bayes_hier.calibration.joint_run import run_joint_calibration
-from bayes_hier.calibration.joint_sbc import (
-    JOINT_PARAMETERS,
-    JointSBCConfig,
-    posterior_quantities,
-    truth_quantities,
-)
-from bayes_hier.calibration.joint_simulate import draw_joint_parameters, simulate_joint
+from bayes_hier.calibration.run import CalibrationPlan, run_calibration
 from bayes_hier.joint.contrasts import helmert_contrasts, pair_vectors
 from bayes_hier.joint.model_input import JointPrior
+from bayes_hier.joint.simulate import (
+    JOINT_PARAMETERS,
+    JointSimulator,
+    draw_joint_parameters,
+    posterior_quantities,
+    simulate_joint,
+    truth_quantities,
+)
 
-CONFIG = JointSBCConfig()
+CONFIG = JointSimulator()
 
 
 def equicorrelation(n: int, rho: float) -> np.ndarray:
@@ -41,7 +43,7 @@ def within(empirical: np.ndarray, expected: np.ndarray, size: int, sigmas: float
 def test_prior_draws_have_the_calibration_prior_moments():
     """θ₀ ~ N(0, s²I); E Σ₀ = S₀/(ν₀ − d − 1), E Ω_i = S_Ω/(ν_Ω − d − 1); E[ν − 1] = E[α]E[1/β]
     = 2.75 · ln(3)/0.1; and sqrt(τ_i) L₀⁻¹(θ_i − θ₀) ~ N(0, I) exactly (the scale mixture)."""
-    calibration = replace(CONFIG, theta0_sd=2.0, population_df=9.0, noise_df=9.0).calibration()
+    calibration = replace(CONFIG.calibration, theta0_sd=2.0, population_df=9.0, noise_df=9.0)
     rng = np.random.default_rng(12)
     draws = [draw_joint_parameters(calibration, JointPrior(), 2, rng) for _ in range(12_000)]
     theta0 = np.array([d["theta0"] for d in draws])
@@ -69,7 +71,7 @@ def test_prior_draws_have_the_calibration_prior_moments():
 def test_the_gaussian_nu_prior_cannot_be_calibrated():
     with pytest.raises(ValueError, match="Student-t nu prior"):
         draw_joint_parameters(
-            CONFIG.calibration(), JointPrior(nu_prior="gaussian"), 3, np.random.default_rng(0)
+            CONFIG.calibration, JointPrior(nu_prior="gaussian"), 3, np.random.default_rng(0)
         )
 
 
@@ -83,7 +85,7 @@ def test_simulated_scores_and_contrasts_have_their_kronecker_covariances():
     n, rho = 5, 0.1
     contrast_white, score_white = [], []
     for _ in range(3000):
-        simulated = simulate_joint(CONFIG.calibration(), JointPrior(), 2, n, rng, rho=rho)
+        simulated = simulate_joint(CONFIG.calibration, JointPrior(), 2, n, rng, rho=rho)
         truth = simulated.truth
         for i, block in enumerate(simulated.scores):
             residual = block @ contrasts.T - truth["theta"][i]
@@ -103,7 +105,7 @@ def test_lambda_holds_omega_in_contrast_space_and_the_common_effect_in_the_mean(
     """Λ_i = CᵀΩ_iC + c²11ᵀ: C Λ_i Cᵀ = Ω_i and 1ᵀΛ_i1 = k²c²; the pair sd ranked for data set 1
     is sqrt((e₂ − e₁)ᵀΛ₁(e₂ − e₁)) (the common effect cancels in a difference)."""
     simulated = simulate_joint(
-        CONFIG.calibration(), JointPrior(), 4, 10, np.random.default_rng(9), common_sd=0.7
+        CONFIG.calibration, JointPrior(), 4, 10, np.random.default_rng(9), common_sd=0.7
     )
     truth, contrasts = simulated.truth, helmert_contrasts(3)
     lam = truth["Lambda"]
@@ -124,7 +126,7 @@ def test_lambda_holds_omega_in_contrast_space_and_the_common_effect_in_the_mean(
 def test_posterior_and_truth_quantities_agree_on_the_same_values():
     """A posterior whose only draw is the truth, stored as the completed joint posterior stores
     it (θ₀, Σ₀, ν, μ_i = Cᵀθ_i, σ_i per pair), gives the truth's ranked quantities."""
-    simulated = simulate_joint(CONFIG.calibration(), JointPrior(), 3, 10, np.random.default_rng(1))
+    simulated = simulate_joint(CONFIG.calibration, JointPrior(), 3, 10, np.random.default_rng(1))
     truth, contrasts = simulated.truth, helmert_contrasts(3)
     vectors = pair_vectors(contrasts, [(0, 1), (0, 2), (1, 2)])
     sigma = np.sqrt(np.einsum("pj,ijl,pl->ip", vectors, truth["Omega"], vectors))
@@ -144,11 +146,19 @@ def test_posterior_and_truth_quantities_agree_on_the_same_values():
         assert draws[name][0, 0] == pytest.approx(expected[name], rel=1e-10, abs=1e-12)
 
 
-def test_the_config_refuses_what_it_cannot_rank():
-    with pytest.raises(ValueError, match="k = 3 models"):
-        JointSBCConfig(k=4)
-    with pytest.raises(ValueError, match="thinned=301 exceeds the 300 posterior draws"):
-        JointSBCConfig(thinned=301)
+def test_the_simulation_is_the_fits_input_with_the_calibration_prior():
+    """The simulator's data are the scores; its input is the joint input in unit 1 with the
+    calibration prior switched on and its truth the ranked quantities of the drawn parameters."""
+    simulation = CONFIG.simulate(np.random.default_rng(5))
+    again = simulate_joint(
+        CONFIG.calibration, JointPrior(), CONFIG.q, CONFIG.n, np.random.default_rng(5)
+    )
+    assert simulation.truth == truth_quantities(again)
+    data = simulation.model_input.data
+    assert simulation.model_input.scale == 1.0 and data["calibration_prior"] == 1
+    np.testing.assert_array_equal(data["noise_prior_scale"], 3 * np.eye(2))
+    assert simulation.data.datasets == tuple(f"d{i + 1}" for i in range(10))
+    assert list(simulation.truth) == list(JOINT_PARAMETERS) == list(CONFIG.checked)
 
 
 # ------------------------------------------------------------------------------ Stan
@@ -158,15 +168,18 @@ def test_a_small_sbc_of_the_joint_model_is_uniform(engine, tmp_path):
     warm-up, thinned to L = 19): none of the 8 ranked quantities fails the chi-square (5 bins) or
     the ECDF test at 0.001 / 16 (Bonferroni: a calibrated model fails with probability
     ≤ 0.001); the report, CSVs and figures are written."""
-    config = replace(CONFIG, warmup=100, draws=100, thinned=19, engine=engine.name)
-    path = run_joint_calibration(config, 20, jobs=1, out=tmp_path, progress=False, bins=5)
-    table = pd.read_csv(tmp_path / "joint_sbc_uniformity.csv")
-    ranks = pd.read_csv(tmp_path / "joint_sbc_ranks.csv")
+    plan = CalibrationPlan(
+        models=("joint",), replicates=20, warmup=100, draws=100, thinned=19,
+        engine=engine.name, jobs=1, bins=5,
+    )  # fmt: skip
+    path = run_calibration(plan, tmp_path, progress=False)
+    table = pd.read_csv(tmp_path / "sbc_uniformity.csv")
+    ranks = pd.read_csv(tmp_path / "sbc_ranks.csv")
     assert len(ranks) == 20 and list(table["parameter"]) == list(JOINT_PARAMETERS)
     assert bonferroni_passes(table, 0.001).all(), table
     # the ranks are not degenerate (a fit that returned the truth would rank it in the middle)
     assert all(ranks[f"rank_{name}"].nunique() > 6 for name in JOINT_PARAMETERS)
     assert (ranks["divergences"] > 0).mean() <= 0.1
     assert "rows pass" in path.read_text() and "k=3 q=10 n=10" in path.read_text()
-    assert (tmp_path / "joint_sbc_ecdf.png").exists()
-    assert (tmp_path / "joint_sbc_histograms.png").exists()
+    assert (tmp_path / "sbc_ecdf_joint.png").exists()
+    assert (tmp_path / "sbc_histograms_joint.png").exists()

@@ -13,7 +13,7 @@ from bayes_hier.joint import compare_joint, joint_test
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.likelihood import marginal_contrast_log_likelihood
 from bayes_hier.joint.model_input import (
-    CalibrationPrior,
+    JointCalibrationPrior,
     JointPrior,
     build_joint_input,
     initial_values,
@@ -147,7 +147,7 @@ def test_calibration_prior_replaces_the_improper_priors(joint_engine, nu_prior):
     """calibration_prior = 1 (fixed unit scale): both programs = scipy's normal θ₀ and inverse
     Wishart Σ₀, Ω_i (with the Jacobians of the Cholesky factors) + the same likelihood, up to a
     constant; and the flag really changes the density (not the same differences as without)."""
-    calibration = CalibrationPrior(
+    calibration = JointCalibrationPrior(
         theta0_sd=0.7,
         population_df=5.0,
         population_scale=np.array([[1.0, 0.3], [0.3, 0.5]]),
@@ -395,7 +395,7 @@ def test_models_missing_on_some_data_sets_state_the_observed_likelihood(joint_en
 def test_calibration_prior_with_missing_models(joint_engine):
     """The calibration prior on a data set's observed contrasts is the law of M_iΩM_iᵀ:
     InvWishart(ν − d + d_i, M_iΨM_iᵀ); both programs = scipy up to a constant."""
-    calibration = CalibrationPrior(
+    calibration = JointCalibrationPrior(
         theta0_sd=2.0,
         population_df=6.0,
         population_scale=np.diag([1.0, 2.0, 0.5]),

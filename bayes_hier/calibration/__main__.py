@@ -1,45 +1,60 @@
-"""Command line: ``python -m bayes_hier.calibration --out results/calibration --jobs 2``."""
+"""Command line: ``python -m bayes_hier.calibration --model hierarchical --out DIR --jobs 2``.
+
+``make calibrate`` runs the hierarchical model (SBC and decision error rates),
+``make calibrate-joint`` the joint model and ``make calibrate-ranking`` the Bradley-Terry and
+Plackett-Luce models; ``--model`` takes any names of :data:`~.run.SUITES`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 
-from .run import CalibrationPlan, run_calibration
-from .sbc import SBCConfig
+from .run import SUITES, CalibrationPlan, run_calibration
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bayes_hier.calibration",
-        description="Simulation-based calibration and decision error rates of the "
-        "hierarchical model.",
+        description="Simulation-based calibration of the package's Stan models (and the "
+        "decision error rates of the hierarchical test).",
     )
     plan = CalibrationPlan()
+    parser.add_argument(
+        "--model",
+        nargs="+",
+        choices=sorted(SUITES),
+        default=list(plan.models),
+        help="the models to calibrate (default: hierarchical)",
+    )
     parser.add_argument("--out", default="results/calibration", help="output folder")
     parser.add_argument("--jobs", type=int, default=plan.jobs, help="local worker processes")
     parser.add_argument(
-        "--replicates", type=int, default=plan.replicates, help="SBC replicates per setting"
+        "--replicates", type=int, help="SBC replicates per setting (default: the model's)"
     )
+    parser.add_argument("--warmup", type=int, help="warm-up per chain (default: the model's)")
+    parser.add_argument("--draws", type=int, help="draws per chain (default: the model's)")
+    parser.add_argument("--seed", type=int, help="root seed of the SBC (default: the model's)")
     parser.add_argument(
         "--error-reps",
         type=int,
         default=plan.error_repetitions,
-        help="error-rate repetitions per scenario and q",
+        help="error-rate repetitions per scenario and q (hierarchical model)",
     )
     parser.add_argument("--engine", default="auto", help="auto, pystan or cmdstanpy")
-    parser.add_argument("--seed", type=int, default=plan.config.seed, help="SBC seed")
     parser.add_argument("--skip-sbc", action="store_true", help="only the error rates")
     parser.add_argument("--skip-error-rates", action="store_true", help="only the SBC")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = parser.parse_args(argv)
-    plan = replace(
-        plan,
+    plan = CalibrationPlan(
+        models=tuple(dict.fromkeys(args.model)),
         replicates=args.replicates,
-        error_repetitions=args.error_reps,
+        warmup=args.warmup,
+        draws=args.draws,
+        seed=args.seed,
+        engine=args.engine,
         jobs=args.jobs,
-        config=replace(SBCConfig(), engine=args.engine, seed=args.seed),
+        error_repetitions=args.error_reps,
         sbc=not args.skip_sbc,
         error_rates=not args.skip_error_rates,
     )

@@ -10,9 +10,19 @@ import pandas as pd
 from .uniformity import NULL_SIMULATIONS, chi_square_test, ecdf_test
 
 
+def checked_parameters(ranks: pd.DataFrame) -> list[str]:
+    """The parameters ranked in every row of ``ranks`` (its ``rank_<parameter>`` columns
+    without a missing value), in column order."""
+    return [
+        column.removeprefix("rank_")
+        for column in ranks.columns
+        if column.startswith("rank_") and ranks[column].notna().all()
+    ]
+
+
 def uniformity_table(
     ranks: pd.DataFrame,
-    parameters: Sequence[str],
+    parameters: Sequence[str] | None,
     max_rank: int,
     bins: int,
     by: Sequence[str] = ("nu_prior",),
@@ -21,14 +31,16 @@ def uniformity_table(
     """Chi-square and ECDF-band p-values of each parameter's ranks within each group.
 
     ``ranks`` has one row per replicate with columns ``rank_<parameter>`` and
-    ``ess_<parameter>`` (as :func:`run_sbc` returns). Columns of the result: the group
-    keys, ``parameter``, ``simulations``, ``chi2_p``, ``ecdf_p``, ``min_p`` and the median and
-    minimum bulk ESS of the parameter's draws.
+    ``ess_<parameter>`` (as :func:`~.sbc.run_sbc` returns); ``parameters=None`` takes those
+    ranked in every row of each group (:func:`checked_parameters`: models with different
+    parameters share one table). Columns of the result: the group keys, ``parameter``,
+    ``simulations``, ``chi2_p``, ``ecdf_p``, ``min_p`` and the median and minimum bulk ESS of
+    the parameter's draws.
     """
     rows = []
-    for keys, group in ranks.groupby(list(by), sort=True):
+    for keys, group in ranks.groupby(list(by), sort=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
-        for name in parameters:
+        for name in checked_parameters(group) if parameters is None else parameters:
             values = group[f"rank_{name}"].to_numpy(dtype=int)
             chi2 = chi_square_test(values, max_rank, bins)
             ecdf = ecdf_test(values, max_rank, simulations=simulations)

@@ -12,6 +12,15 @@ from .analysis import expected_rank_band
 from .uniformity import ecdf_band, ecdf_difference
 
 
+def _save(fig, path: Path) -> None:
+    """Lay out, write (PNG, 110 dpi) and close ``fig``."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def _grid(count: int):
     import matplotlib.pyplot as plt
 
@@ -32,8 +41,6 @@ def plot_rank_histograms(
     path: Path,
 ) -> None:
     """One histogram of the ranks per parameter, with the 99% band of a uniform bin count."""
-    from ..experiments.runner import save_figure
-
     fig, axes = _grid(len(parameters))
     width = (max_rank + 1) // bins
     low, high = expected_rank_band(len(ranks), bins)
@@ -46,7 +53,7 @@ def plot_rank_histograms(
         ax.set_xlabel(f"rank bin ({width} ranks each)", fontsize=8)
     axes[0].legend(fontsize=7, loc="lower left")
     fig.suptitle(title, fontsize=10)
-    save_figure(fig, path)
+    _save(fig, path)
 
 
 def plot_ecdf_differences(
@@ -58,8 +65,6 @@ def plot_ecdf_differences(
     alpha: float = 0.05,
 ) -> None:
     """ECDF difference F̂(z) − z of each parameter's ranks inside its 1 − α simultaneous band."""
-    from ..experiments.runner import save_figure
-
     band = ecdf_band(len(ranks), max_rank, alpha)
     fig, axes = _grid(len(parameters))
     for ax, name in zip(axes, parameters):
@@ -78,4 +83,4 @@ def plot_ecdf_differences(
         ax.set_xlabel("fractional rank z", fontsize=8)
     axes[0].legend(fontsize=7, loc="lower left")
     fig.suptitle(title, fontsize=10)
-    save_figure(fig, path)
+    _save(fig, path)

@@ -1,4 +1,4 @@
-"""The markdown summary of a calibration run (``results/calibration/CALIBRATION.md``)."""
+"""The Markdown summary of a calibration run (``CALIBRATION.md`` in the output folder)."""
 
 from __future__ import annotations
 
@@ -6,47 +6,46 @@ from typing import Any
 
 import pandas as pd
 
-from ..experiments.report import markdown_table
+from ..formatting import markdown_table
 from .analysis import bonferroni_passes
 
 
 def per_setting_pivot(cells: pd.DataFrame) -> pd.DataFrame:
     """Parameters × settings table of the smaller p-value of each per-setting test."""
-    pivot = cells.pivot_table(
-        index="parameter", columns=["nu_prior", "q", "n"], values="min_p", sort=False
-    )
-    pivot.columns = [f"{prior} q={q} n={n}" for prior, q, n in pivot.columns]
-    return pivot.reset_index()
+    pivot = cells.pivot_table(index="parameter", columns="setting", values="min_p", sort=False)
+    return pivot.reset_index().rename_axis(columns=None)
 
 
 def fit_summary(ranks: pd.DataFrame) -> str:
-    """Replicates, fit wall times, divergent transitions and the largest R-hat of an SBC run."""
+    """Replicates, fit wall times and the fits' diagnostics over an SBC run."""
     return (
         f"Replicates: {len(ranks)}; fit wall time per replicate: median "
         f"{ranks['seconds'].median():.2f} s, max {ranks['seconds'].max():.2f} s. Divergent "
         f"transitions: {int(ranks['divergences'].sum())} in "
-        f"{int((ranks['divergences'] > 0).sum())} fits; max R-hat {ranks['max_rhat'].max():.3f}."
+        f"{int((ranks['divergences'] > 0).sum())} fits; max R-hat {ranks['max_rhat'].max():.3f}; "
+        f"fits with an E-BFMI below 0.3: {int((ranks['min_ebfmi'] < 0.3).sum())}; tree-depth "
+        f"hits: {int(ranks['max_treedepth_hits'].sum())}."
     )
 
 
 def sbc_section(
+    title: str,
     ranks: pd.DataFrame,
     pooled: pd.DataFrame,
-    cells: pd.DataFrame,
+    cells: pd.DataFrame | None,
     description: str,
     family_alpha: float,
 ) -> str:
-    """Settings, pooled and per-cell uniformity p-values, ESS and diagnostics of the SBC run."""
+    """Settings, pooled and (when a pool holds several settings) per-setting uniformity
+    p-values, ESS and diagnostics of one model's SBC run, with the Bonferroni verdict: a row
+    passes when both its p-values exceed ``family_alpha`` / (2 · rows)."""
     passed = bonferroni_passes(pooled, family_alpha)
-    worst = cells.loc[cells["min_p"].idxmin()]
     lines = [
-        "## Simulation-based calibration",
+        f"## {title}",
         "",
         description,
         "",
         fit_summary(ranks),
-        "",
-        "### Ranks pooled over the four (q, n) settings, per ν prior",
         "",
         markdown_table(pooled.assign(passes=passed)),
         "",
@@ -54,14 +53,18 @@ def sbc_section(
         f"{family_alpha / (2 * len(pooled)):.2g} (Bonferroni, family-wise false-alarm rate "
         f"≤ {family_alpha}). Result: {int(passed.sum())} of {len(pooled)} rows pass.",
         "",
-        "### Per setting (smaller of the two p-values)",
-        "",
-        markdown_table(per_setting_pivot(cells)),
-        "",
-        f"Smallest per-setting p-value: {worst['min_p']:.3g} ({worst['parameter']}, "
-        f"{worst['nu_prior']} q={worst['q']} n={worst['n']}) among {2 * len(cells)} tests.",
-        "",
     ]
+    if cells is not None:
+        worst = cells.loc[cells["min_p"].idxmin()]
+        lines += [
+            "### Per setting (smaller of the two p-values)",
+            "",
+            markdown_table(per_setting_pivot(cells)),
+            "",
+            f"Smallest per-setting p-value: {worst['min_p']:.3g} ({worst['parameter']}, "
+            f"{worst['setting']}) among {2 * len(cells)} tests.",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -75,12 +78,7 @@ def error_rate_section(table: pd.DataFrame, description: str) -> str:
     return "\n".join(["## Decision error rates", "", description, "", markdown_table(shown), ""])
 
 
-def write_summary(
-    path: Any,
-    sections: list[str],
-    header: str,
-    title: str = "Calibration of the hierarchical model",
-) -> None:
+def write_summary(path: Any, sections: list[str], header: str, title: str) -> None:
     """Join the sections under a title and write them."""
     text = "\n".join([f"# {title}", "", header, "", *sections])
     with open(path, "w", encoding="utf-8") as handle:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..formatting import markdown_table
 from .checkpoints import TaskTiming
 from .runner import ExperimentOutput, Settings
 
@@ -42,25 +43,6 @@ def versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             found[name] = "not installed"
     return found
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value).replace("|", "\\|")
-
-
-def markdown_table(frame: pd.DataFrame, max_rows: int = 60) -> str:
-    """A GitHub-flavoured markdown table (no extra dependency)."""
-    shown = frame.head(max_rows)
-    lines = [
-        "| " + " | ".join(str(c) for c in shown.columns) + " |",
-        "| " + " | ".join("---" for _ in shown.columns) + " |",
-    ]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in shown.itertuples(False)]
-    if len(frame) > max_rows:
-        lines.append(f"\n({len(frame) - max_rows} more rows in the CSV)")
-    return "\n".join(lines)
 
 
 def utc_now() -> str:

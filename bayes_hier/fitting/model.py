@@ -5,11 +5,17 @@ where its chains start, how the sampler's draws become the model's quantities, w
 convergence diagnostics cover, and the type of its result. Everything else (engines, seeds,
 sampler settings, diagnostics and their thresholds, the record of the settings) belongs to the
 driver, :func:`~bayes_hier.fitting.fit_model`.
+
+A model that can be calibrated also has a :class:`Simulator`: draws of its parameters from a
+proper calibration prior and of data of its shape given them, which the generic simulation-based
+calibration (:mod:`bayes_hier.calibration`) fits and ranks; :class:`CalibrationSuite` is the
+model's default calibration run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import arviz as az
@@ -68,4 +74,96 @@ class StanModel(Protocol):
         """The draws the diagnostics read (e.g. without quantities that do not exist)."""
 
 
-__all__ = ["ModelInput", "StanModel"]
+@dataclass(frozen=True)
+class Simulation:
+    """One draw of a model's parameters from its calibration prior and of data given them.
+
+    Attributes
+    ----------
+    truth
+        The true value of every checked quantity (:attr:`Simulator.checked`).
+    data
+        The simulated data, of the type the model's :meth:`StanModel.build_input` takes.
+    model_input
+        The input the calibration fits: the model's input of ``data`` with the calibration
+        prior switched on (the prior the parameters were drawn from).
+    """
+
+    truth: Mapping[str, float]
+    data: Any
+    model_input: Any
+
+
+class Simulator(Protocol):
+    """What simulation-based calibration (Talts et al., 2018) needs of a model.
+
+    A simulator draws parameters from a proper prior (the calibration prior, which the fit of
+    :attr:`Simulation.model_input` uses too), simulates data of the model's shape given them,
+    and reads the checked quantities from a completed posterior; over replicates the rank of
+    each true value among the posterior draws is uniform when the program samples the stated
+    posterior.
+
+    Attributes
+    ----------
+    model
+        The model fitted (:class:`StanModel`).
+    checked
+        The names of the quantities whose ranks are checked.
+    setting
+        The design of the simulation (sizes, prior choices) as columns of the rank table; its
+        values also key the replicates' random streams.
+    """
+
+    model: StanModel
+    checked: tuple[str, ...]
+
+    @property
+    def setting(self) -> Mapping[str, str | int | float]:
+        """The design as ``{column: value}``."""
+
+    def simulate(self, rng: np.random.Generator) -> Simulation:
+        """Parameters from the calibration prior, data given them, the fit's input."""
+
+    def checked_draws(self, idata: az.InferenceData) -> Mapping[str, np.ndarray]:
+        """The (chain, draw) draws of every checked quantity in a completed posterior, in the
+        units of :attr:`Simulation.truth`."""
+
+
+@dataclass(frozen=True)
+class CalibrationSuite:
+    """A model's default calibration run: its simulators and the lengths of the fits.
+
+    Attributes
+    ----------
+    simulators
+        One simulator per setting.
+    warmup, draws
+        NUTS warm-up iterations and draws per chain of every fit.
+    thinned
+        L: the posterior draws are thinned to L, so ranks lie in 0..L.
+    seed
+        Root seed of the replicates' random streams.
+    replicates
+        Replicates per setting (200 by default: enough for rank histograms to show a
+        miscalibration).
+    chains
+        NUTS chains of every fit.
+    pool_by
+        Setting columns whose groups the uniformity table pools over the other columns
+        (empty: every setting on its own).
+    description
+        The calibration prior and the design in words, for the report.
+    """
+
+    simulators: tuple[Simulator, ...]
+    warmup: int
+    draws: int
+    thinned: int
+    seed: int
+    replicates: int = 200
+    chains: int = 2
+    pool_by: tuple[str, ...] = ()
+    description: str = ""
+
+
+__all__ = ["CalibrationSuite", "ModelInput", "Simulation", "Simulator", "StanModel"]

@@ -12,13 +12,13 @@ from ..compare.methods import register_whole_method
 from .contrasts import helmert_contrasts
 from .data import MultiCVData
 from .fit import compare_joint, joint_test
-from .model_input import CalibrationPrior, JointPrior
+from .model_input import JointCalibrationPrior, JointPrior
 from .result import JointPairResult, JointResult
 
 register_whole_method("joint", compare_joint)
 
 __all__ = [
-    "CalibrationPrior",
+    "JointCalibrationPrior",
     "JointPairResult",
     "JointPrior",
     "JointResult",

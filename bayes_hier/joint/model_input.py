@@ -65,11 +65,11 @@ class JointPrior:
 
 
 @dataclass(frozen=True)
-class CalibrationPrior:
+class JointCalibrationPrior:
     """Proper priors that replace the improper default ones, for simulation-based calibration.
 
     The default priors of ``joint.stan`` (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and every Ω_i) cannot be
-    drawn from. With a ``CalibrationPrior`` (``build_joint_input(..., calibration=...)``) the
+    drawn from. With a ``JointCalibrationPrior`` (``build_joint_input(..., calibration=...)``) the
     programs use instead, in the model's rescaled units (scores divided by
     ``JointModelInput.scale``; pass ``scale=`` to :func:`build_joint_input` to fix the unit):
 
@@ -166,7 +166,7 @@ class JointModelInput:
         ``"<data set>: <model> vs <model>"`` for every tie that was given a spread.
     data
         The data of ``joint.stan``, including the calibration-prior fields
-        (:class:`CalibrationPrior`; ``calibration_prior`` = 0 unless one was given) and the
+        (:class:`JointCalibrationPrior`; ``calibration_prior`` = 0 unless one was given) and the
         missing-model fields ``observed`` (d_i per data set) and ``design`` (M_i, padded), with
         ``ybar``, ``scatter`` and ``noise_basis`` padded beyond d_i (:func:`observed_designs`).
     """
@@ -358,7 +358,7 @@ def build_joint_input(
     rng: np.random.Generator,
     *,
     scale: float | None = None,
-    calibration: CalibrationPrior | None = None,
+    calibration: JointCalibrationPrior | None = None,
 ) -> JointModelInput:
     """Perturb ties, take the contrasts' statistics, rescale and fill in ``joint.stan``'s data.
 
@@ -377,8 +377,8 @@ def build_joint_input(
         ``JointModelInput.scale``. A fixed value (e.g. 1.0) keeps the model's units known in
         advance, as simulation-based calibration needs.
     calibration
-        Proper priors replacing the default improper ones (:class:`CalibrationPrior`), stated in
-        the model's units; default: the model's own priors (``calibration_prior`` = 0).
+        Proper priors replacing the default improper ones (:class:`JointCalibrationPrior`),
+        stated in the model's units; default: the model's own priors (``calibration_prior`` = 0).
 
     Raises
     ------

@@ -1,12 +1,13 @@
-"""Draws from exactly the prior and likelihood of ``stan/hierarchical.stan``, in its units.
+"""The calibration simulator of the hierarchical model: draws from exactly the prior and
+likelihood of ``stan/hierarchical.stan``, in its units.
 
 Simulation-based calibration (Talts et al., 2018) is valid only when the data are simulated from
 the very prior the fit uses. The package's own prior has data-dependent bounds (σ̄ = 1000·mean s_i,
 σ̄₀ = 1000·sd x̄_i, D = max |x_ij|, conventions §3) and rescales the data to mean s_i = 1, so it is
 not a fixed prior one could simulate from. The calibration therefore fixes the hyper-parameters in
-the units the Stan program sees (:class:`CalibrationPrior`) and builds the data of the program
-through the package's own ``build_model_input``, of
-which only the three data-dependent bounds are replaced (:func:`calibration_model_input`).
+the units the Stan program sees (:class:`HierarchicalCalibrationPrior`) and builds the data of
+the program through the package's own ``build_model_input``, of which only the three
+data-dependent bounds are replaced (:func:`calibration_model_input`).
 
 The generative model, for data sets i = 1..q (conventions §3,
 ``stan/include/hierarchical_prior.stan``):
@@ -22,28 +23,34 @@ of the three bounds matter, so unit bounds lose no generality. The zero-variance
 the package (data sets whose differences are all equal) never triggers here: simulated
 continuous differences are equal with probability 0, and :func:`calibration_model_input` checks
 it.
+
+:class:`HierarchicalSimulator` is the model's :class:`~bayes_hier.fitting.model.Simulator`
+(ranked: δ₀, σ₀, ν and the first two data sets' δ_i and σ_i) and :func:`calibration_suite` its
+default calibration run (``python -m bayes_hier.calibration --model hierarchical``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
+import arviz as az
 import numpy as np
 
 from ..data import CVData
 from ..examples import equicorrelated_normal
-from ..hierarchical.model_input import (
-    NU_PRIORS,
-    HierarchicalPrior,
-    ModelInput,
-    build_model_input,
-)
+from ..fitting.model import CalibrationSuite, Simulation
 from ..rope import Rope
+from .model import HIERARCHICAL, HierarchicalModel
+from .model_input import NU_PRIORS, HierarchicalPrior, ModelInput, build_model_input
+
+#: Ranked quantities: the population, ν, and the first two data sets' δ_i and σ_i.
+PARAMETERS = ("delta0", "sigma0", "nu", "delta[0]", "delta[1]", "sigma[0]", "sigma[1]")
 
 
 @dataclass(frozen=True)
-class CalibrationPrior:
+class HierarchicalCalibrationPrior:
     """Fixed hyper-parameters of the hierarchical model, in the units of the Stan program.
 
     Attributes
@@ -75,27 +82,9 @@ class CalibrationPrior:
                 raise ValueError(f"A prior range must satisfy 0 < low < high; got ({low}, {high}).")
 
 
-@dataclass(frozen=True)
-class SimulatedData:
-    """One draw of the parameters from the prior and of the data given them.
-
-    Attributes
-    ----------
-    truth
-        The drawn parameters: scalars ``delta0``, ``sigma0``, ``nu`` (and ``nu_alpha``,
-        ``nu_beta`` for the hierarchical ν prior), vectors ``delta``, ``sigma``, ``tau``.
-    differences
-        (q, n) simulated cross-validation differences.
-    rho
-        The fold correlation of every data set.
-    """
-
-    truth: dict[str, Any]
-    differences: np.ndarray
-    rho: float
-
-
-def draw_parameters(prior: CalibrationPrior, q: int, rng: np.random.Generator) -> dict[str, Any]:
+def draw_parameters(
+    prior: HierarchicalCalibrationPrior, q: int, rng: np.random.Generator
+) -> dict[str, Any]:
     """One draw of (δ₀, σ₀, ν[, α, β], τ, δ, σ) from the prior (module docstring)."""
     truth: dict[str, Any] = {
         "delta0": rng.uniform(-prior.delta0_bound, prior.delta0_bound),
@@ -139,36 +128,31 @@ def draw_mixing(
 
 
 def simulate(
-    prior: CalibrationPrior, q: int, n: int, rng: np.random.Generator, rho: float = 0.1
-) -> SimulatedData:
-    """Parameters from the prior, then n equicorrelated differences per data set."""
+    prior: HierarchicalCalibrationPrior, q: int, n: int, rng: np.random.Generator, rho: float = 0.1
+) -> tuple[dict[str, Any], np.ndarray]:
+    """Parameters from the prior (:func:`draw_parameters`), then n equicorrelated differences
+    per data set: the drawn parameters and the (q, n) differences."""
     if q < 2 or n < 2:
         raise ValueError(f"Need q >= 2 data sets and n >= 2 results each; got q={q}, n={n}.")
     if not 0 <= rho < 1:
         raise ValueError(f"rho must be in [0, 1); got {rho}.")
     truth = draw_parameters(prior, q, rng)
-    differences = equicorrelated_normal(truth["delta"], truth["sigma"], rho, n, rng)
-    return SimulatedData(truth=truth, differences=differences, rho=rho)
+    return truth, equicorrelated_normal(truth["delta"], truth["sigma"], rho, n, rng)
 
 
-def calibration_model_input(
-    prior: CalibrationPrior, simulated: SimulatedData, fit_rho: float | None = None
-) -> ModelInput:
-    """The package's model input of the simulated data, with the calibration prior's bounds.
+def calibration_model_input(prior: HierarchicalCalibrationPrior, data: CVData) -> ModelInput:
+    """The package's model input of simulated data, with the calibration prior's bounds.
 
     The data go through ``build_model_input`` (the zero-variance check, the sufficient
     statistics and the rescaling by mean_i(s_i), undone by the posterior completion); only its
     three data-dependent bounds are replaced by the fixed bounds of ``prior``, expressed in the
-    rescaled units. ``fit_rho`` gives the fit another fold correlation than the simulation's
-    (a deliberately misspecified model, the negative control of the calibration); ``None``
-    keeps the simulation's.
+    rescaled units. The fold correlation is ``data``'s: another than the simulation's makes a
+    deliberately misspecified model, the negative control of the calibration.
     """
-    rho = simulated.rho if fit_rho is None else fit_rho
-    cv = CVData(simulated.differences, rho=rho)
     package_prior = HierarchicalPrior(
         nu_prior=prior.nu_prior, alpha_range=prior.alpha_range, beta_range=prior.beta_range
     )
-    model_input = build_model_input(cv, Rope(0.0, 0.0), package_prior, np.random.default_rng(0))
+    model_input = build_model_input(data, Rope(0.0, 0.0), package_prior, np.random.default_rng(0))
     if model_input.perturbed:
         raise ValueError("A simulated data set has zero variance; the calibration cannot use it.")
     scale = model_input.scale
@@ -178,3 +162,88 @@ def calibration_model_input(
         "delta0_bound": prior.delta0_bound / scale,
     }
     return replace(model_input, data={**model_input.data, **bounds})
+
+
+def _parameter_draws(posterior: Any, name: str) -> np.ndarray:
+    """(chain, draw) values of ``delta0`` or of an indexed vector element such as ``delta[1]``."""
+    if "[" not in name:
+        return posterior[name].values
+    base, index = name.rstrip("]").split("[")
+    variable = posterior[base]
+    return variable.isel({variable.dims[-1]: int(index)}).values
+
+
+def _truth_value(truth: Mapping[str, Any], name: str) -> float:
+    if "[" not in name:
+        return float(truth[name])
+    base, index = name.rstrip("]").split("[")
+    return float(truth[base][int(index)])
+
+
+@dataclass(frozen=True)
+class HierarchicalSimulator:
+    """The hierarchical model's calibration simulator: q data sets of n results each.
+
+    ``rho`` is the fold correlation of the simulated data, ``fit_rho`` (default: the same) the
+    one the fit assumes, for a deliberately misspecified negative control.
+    """
+
+    prior: HierarchicalCalibrationPrior = HierarchicalCalibrationPrior()
+    q: int = 10
+    n: int = 10
+    rho: float = 0.1
+    fit_rho: float | None = None
+    model: ClassVar[HierarchicalModel] = HIERARCHICAL
+    checked: ClassVar[tuple[str, ...]] = PARAMETERS
+
+    @property
+    def setting(self) -> dict[str, Any]:
+        return {"nu_prior": self.prior.nu_prior, "q": self.q, "n": self.n}
+
+    def simulate(self, rng: np.random.Generator) -> Simulation:
+        truth, differences = simulate(self.prior, self.q, self.n, rng, self.rho)
+        data = CVData(differences, rho=self.rho if self.fit_rho is None else self.fit_rho)
+        checked = {name: _truth_value(truth, name) for name in PARAMETERS}
+        return Simulation(checked, data, calibration_model_input(self.prior, data))
+
+    def checked_draws(self, idata: az.InferenceData) -> dict[str, np.ndarray]:
+        return {name: _parameter_draws(idata.posterior, name) for name in PARAMETERS}
+
+
+#: The settings of the default calibration: both Student-t ν priors at four (q, n).
+NU_PRIORS_CALIBRATED = ("hierarchical", "juarez-steel")
+SIZES = ((10, 10), (10, 100), (50, 10), (50, 100))
+
+
+def calibration_suite(prior: HierarchicalCalibrationPrior | None = None) -> CalibrationSuite:
+    """``make calibrate``: 8 settings (two ν priors × four (q, n)) × 64 replicates, 2 chains ×
+    300 draws after 300 warm-up, L = 59, ranks pooled per ν prior."""
+    prior = prior or HierarchicalCalibrationPrior()
+    simulators = tuple(
+        HierarchicalSimulator(replace(prior, nu_prior=nu_prior), q, n)
+        for nu_prior in NU_PRIORS_CALIBRATED
+        for q, n in SIZES
+    )
+    description = (
+        f"Priors: δ₀ ~ U(−{prior.delta0_bound:g}, {prior.delta0_bound:g}), σ₀ ~ U(0, "
+        f"{prior.sigma0_upper:g}), σ_i ~ U(0, {prior.sigma_upper:g}) (fixed, in the units of the "
+        f"Stan program; scale 1), ν priors {', '.join(NU_PRIORS_CALIBRATED)}; ρ = 0.1; "
+        f"differences x_i ~ MVN(1 δ_i, σ_i²[(1 − ρ)I + ρ11ᵀ]). Fits: the shipped "
+        f"stan/hierarchical.stan with these bounds, package initial values."
+    )
+    return CalibrationSuite(
+        simulators, warmup=300, draws=300, thinned=59, seed=20181025, replicates=64,
+        pool_by=("nu_prior",), description=description,
+    )  # fmt: skip
+
+
+__all__ = [
+    "PARAMETERS",
+    "HierarchicalCalibrationPrior",
+    "HierarchicalSimulator",
+    "calibration_model_input",
+    "calibration_suite",
+    "draw_mixing",
+    "draw_parameters",
+    "simulate",
+]
