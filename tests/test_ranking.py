@@ -23,7 +23,7 @@ from bayes_hier.ranking import (
 from bayes_hier.ranking.bradley_terry import BradleyTerryData
 from bayes_hier.ranking.bradley_terry import build_input as build_bt_input
 from bayes_hier.ranking.ranks import rank_table, simulated_rankings, softmax
-from bayes_hier.ranking.result import RankingResult, pair_results
+from bayes_hier.ranking.result import RankingFit, RankingResult, pair_results
 
 
 def _frame(cells: dict) -> pd.DataFrame:
@@ -146,24 +146,13 @@ def _result(strengths: np.ndarray, diagnostics: dict | None = None) -> RankingRe
         "chains": 2,
         "draws": draws.shape[1],
     }
-    pairs = pair_results(
-        idata,
-        models,
-        win_rope=(0.45, 0.55),
-        diagnostics=diagnostics,
-        settings={},
-        prior="test",
-        test_name="test model",
-        hdi_prob=0.89,
-    )
+    fit = RankingFit("test model", "test", (0.45, 0.55), 0.89, diagnostics)
+    pairs = pair_results(idata, models, fit)
     return RankingResult(
         pairs,
         idata=idata,
-        diagnostics=diagnostics,
+        fit=fit,
         model_input=None,
-        model_name="test model",
-        win_rope=(0.45, 0.55),
-        hdi_prob=0.89,
         predictive_seed=3,
         models=models,
         method="test",

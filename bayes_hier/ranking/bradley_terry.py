@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..seeding import SeedLike
 from .data import TIE_POLICIES, tie_counts, win_table
-from .fit import compare_adapter, fit_ranking, scores_of
+from .fit import RankingModel, compare_adapter, fit_ranking, scores_of
 from .result import RankingResult
 
 #: Hyperpriors of the betas' scale σ: the published lognormal(0, scale) or a half-Cauchy.
@@ -94,21 +94,18 @@ def build_input(data: BradleyTerryData, prior: BradleyTerryPrior) -> BradleyTerr
     return BradleyTerryInput(stan_data, counts)
 
 
-class BradleyTerryModel:
+class BradleyTerryModel(RankingModel):
     """The Bayesian Bradley-Terry model as a :class:`~bayes_hier.fitting.StanModel`."""
 
     name = "Bayesian Bradley-Terry model"
     program = "bradley_terry"
+    method = "bradley_terry"
     diagnosed = ("sigma", "beta", "nu", "sigma_nu")
-    result_type = RankingResult
 
     def build_input(
         self, data: BradleyTerryData, rope: Any, prior: BradleyTerryPrior, rng: np.random.Generator
     ) -> BradleyTerryInput:
         return build_input(data, prior)
-
-    def stan_data(self, model_input: BradleyTerryInput, program: str) -> Mapping[str, Any]:
-        return model_input.data
 
     def initial_values(
         self, model_input: BradleyTerryInput, chains: int, rng: np.random.Generator
@@ -140,9 +137,6 @@ class BradleyTerryModel:
         """The log-strengths s = β, centred (:class:`~.result.RankingResult` reads
         ``strength``; every quantity it reports depends on differences of strengths only)."""
         idata.posterior["strength"] = idata.posterior["beta"]
-        return idata
-
-    def diagnosed_view(self, idata: az.InferenceData) -> az.InferenceData:
         return idata
 
     def describe(self, data: BradleyTerryData, model_input: BradleyTerryInput) -> list[str]:
@@ -228,15 +222,8 @@ def bradley_terry_test(
         BradleyTerryData(scores.models, wins, ties, local_rope),
         scores,
         prior=prior,
-        method="bradley_terry",
         options={"local_rope": local_rope, "ties": ties, "scale_prior": scale_prior},
-        mcmc=mcmc,
-        seed=seed,
-        hdi_prob=hdi_prob,
-        win_rope=win_rope,
-        higher_is_better=higher_is_better,
-        alpha=alpha,
-        warn=warn,
+        arguments=locals(),
     )
 
 

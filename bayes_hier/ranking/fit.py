@@ -14,9 +14,8 @@ from ..compare.core import package_versions
 from ..compare.frequentist import frequentist_view
 from ..compare.tidy import ModelScores, PairUsage, model_scores
 from ..fitting import SamplerOptions, StanModel, fit_model
-from ..seeding import SeedLike
 from .data import oriented_cells
-from .result import RankingResult, check_win_rope, pair_results
+from .result import RankingFit, RankingResult, check_win_rope, pair_results
 
 #: The MCMC settings both ranking functions take (with these defaults).
 MCMC_DEFAULTS: dict[str, Any] = {
@@ -80,32 +79,51 @@ def pair_usage(scores: ModelScores) -> dict[tuple[str, str], PairUsage]:
     return usage
 
 
+class RankingModel:
+    """What both ranking models share as a :class:`~bayes_hier.fitting.StanModel`: the Stan data
+    is their input's ``data``, the diagnostics read the posterior as it is, the result is a
+    :class:`RankingResult`. A model adds ``name``, ``program``, ``method`` (its name for
+    ``compare``), ``diagnosed``, ``build_input``, ``initial_values``, ``coordinates``,
+    ``complete`` and ``describe``."""
+
+    result_type = RankingResult
+
+    def stan_data(self, model_input: Any, program: str) -> Mapping[str, Any]:
+        return model_input.data
+
+    def diagnosed_view(self, idata: Any) -> Any:
+        return idata
+
+
+#: The arguments every ranking function takes besides its model's own options, read from its
+#: ``locals()`` by :func:`fit_ranking` (``mcmc``: the MCMC settings it was given as ``**mcmc``).
+SHARED_ARGUMENTS = ("mcmc", "seed", "hdi_prob", "win_rope", "higher_is_better", "alpha", "warn")
+
+
 def fit_ranking(
     model: StanModel,
     data: Any,
     scores: ModelScores,
     *,
     prior: Any,
-    method: str,
     options: Mapping[str, Any],
-    mcmc: Mapping[str, Any],
-    seed: SeedLike,
-    hdi_prob: float,
-    win_rope: Sequence[float],
-    higher_is_better: bool,
-    alpha: float,
-    warn: bool,
+    arguments: Mapping[str, Any],
 ) -> RankingResult:
     """Fit ``model`` on ``data`` (its input, built from ``scores``) with the package's driver and
     wrap the posterior in a :class:`RankingResult` whose pairs are all the pairs of models.
 
-    ``model`` has, besides the :class:`~bayes_hier.fitting.StanModel` interface,
-    ``describe(data, model_input)``: sentences on how the data became its input."""
+    ``model`` has, besides the :class:`~bayes_hier.fitting.StanModel` interface, ``method`` (its
+    name for ``compare``) and ``describe(data, model_input)``: sentences on how the data became
+    its input. ``options`` are the model's own options as given (recorded in the settings);
+    ``arguments`` holds the calling function's :data:`SHARED_ARGUMENTS` (its ``locals()``)."""
+    mcmc, seed, hdi_prob, win_rope, higher_is_better, alpha, warn = (
+        arguments[name] for name in SHARED_ARGUMENTS
+    )
     unknown = sorted(set(mcmc) - set(MCMC_DEFAULTS))
     if unknown:
         raise TypeError(
-            f"The {method} model does not take {unknown}; besides its own options it takes the "
-            f"MCMC settings {sorted(MCMC_DEFAULTS)}."
+            f"The {model.method} model does not take {unknown}; besides its own options it "
+            f"takes the MCMC settings {sorted(MCMC_DEFAULTS)}."
         )
     sampler = SamplerOptions(**{**MCMC_DEFAULTS, **mcmc})
     hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
@@ -119,38 +137,31 @@ def fit_ranking(
         seed=seed,
         warn=False,  # the result warns once (below)
     )
-    sampler_record = {
-        key: value for key, value in fitted.settings.items() if key not in {"seed", "problems"}
-    }
-    pairs = pair_results(
-        fitted.idata,
-        scores.models,
-        win_rope=win_rope,
-        diagnostics=fitted.diagnostics,
-        settings=sampler_record,
-        prior=str(prior),
-        test_name=model.name,
-        hdi_prob=hdi_prob,
+    fit = RankingFit(
+        model.name,
+        str(prior),
+        win_rope,
+        hdi_prob,
+        fitted.diagnostics,
+        {key: value for key, value in fitted.settings.items() if key not in {"seed", "problems"}},
     )
+    pairs = pair_results(fitted.idata, scores.models, fit)
     result = RankingResult(
         pairs,
         idata=fitted.idata,
-        diagnostics=fitted.diagnostics,
+        fit=fit,
         model_input=fitted.model_input,
-        model_name=model.name,
-        win_rope=win_rope,
-        hdi_prob=hdi_prob,
         predictive_seed=fitted.streams.predictive,
         description=[*model.describe(data, fitted.model_input), f"Prior: {prior}."],
         models=scores.models,
-        method=method,
+        method=model.method,
         rope=pairs[next(iter(pairs))].rope,
         usage=pair_usage(scores),
         frequentist=frequentist_view(scores, higher_is_better, alpha),
         scores=scores,
         settings={
             **fitted.settings,
-            "method": method,
+            "method": model.method,
             "options": dict(options),
             "versions": package_versions(),
         },
@@ -201,4 +212,12 @@ def compare_adapter(name: str, function: Callable[..., RankingResult]) -> Callab
     return compare_ranking
 
 
-__all__ = ["MCMC_DEFAULTS", "compare_adapter", "fit_ranking", "pair_usage", "scores_of"]
+__all__ = [
+    "MCMC_DEFAULTS",
+    "SHARED_ARGUMENTS",
+    "RankingModel",
+    "compare_adapter",
+    "fit_ranking",
+    "pair_usage",
+    "scores_of",
+]

@@ -19,7 +19,7 @@ from .._validate import check_bool
 from ..compare.tidy import ModelScores
 from ..seeding import SeedLike
 from .data import TIE_RULES, rankings
-from .fit import compare_adapter, fit_ranking, scores_of
+from .fit import RankingModel, compare_adapter, fit_ranking, scores_of
 from .result import RankingResult
 
 
@@ -89,21 +89,18 @@ def build_input(
     return PlackettLuceInput(stan_data, tuple(units), data.by_fold, data.tie_rule)
 
 
-class PlackettLuceModel:
+class PlackettLuceModel(RankingModel):
     """The Bayesian Plackett-Luce model as a :class:`~bayes_hier.fitting.StanModel`."""
 
     name = "Bayesian Plackett-Luce model"
     program = "plackett_luce"
+    method = "plackett_luce"
     diagnosed = ("w",)
-    result_type = RankingResult
 
     def build_input(
         self, data: PlackettLuceData, rope: Any, prior: PlackettLucePrior, rng: np.random.Generator
     ) -> PlackettLuceInput:
         return build_input(data, prior, rng)
-
-    def stan_data(self, model_input: PlackettLuceInput, program: str) -> Mapping[str, Any]:
-        return model_input.data
 
     def initial_values(
         self, model_input: PlackettLuceInput, chains: int, rng: np.random.Generator
@@ -126,9 +123,6 @@ class PlackettLuceModel:
     ) -> az.InferenceData:
         """The log-strengths s = log w."""
         idata.posterior["strength"] = np.log(idata.posterior["w"])
-        return idata
-
-    def diagnosed_view(self, idata: az.InferenceData) -> az.InferenceData:
         return idata
 
     def describe(self, data: PlackettLuceData, model_input: PlackettLuceInput) -> list[str]:
@@ -195,15 +189,8 @@ def plackett_luce_test(
         PlackettLuceData(scores, check_bool(by_fold, "by_fold"), tie_rule, higher_is_better),
         scores,
         prior=prior,
-        method="plackett_luce",
         options={"by_fold": by_fold, "concentration": concentration, "tie_rule": tie_rule},
-        mcmc=mcmc,
-        seed=seed,
-        hdi_prob=hdi_prob,
-        win_rope=win_rope,
-        higher_is_better=higher_is_better,
-        alpha=alpha,
-        warn=warn,
+        arguments=locals(),
     )
 
 

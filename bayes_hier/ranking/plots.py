@@ -22,6 +22,20 @@ def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     return ax.figure, ax
 
 
+def _finish(
+    fig: Figure, ax: Axes, labels: list[str], xlabel: str, title: str, legend: str
+) -> Figure:
+    """One row per label (first at the top), a probability axis [0, 1], title and legend."""
+    ax.set_yticks(np.arange(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(loc=legend, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def plot_win_probabilities(result: RankingResultLike, ax: Axes | None = None) -> Figure:
     """One row per pair (ranking order): the posterior mean of P(first beats second) as a dot,
     its HDI as a line; the win rope shaded, 1/2 dashed."""
@@ -32,14 +46,14 @@ def plot_win_probabilities(result: RankingResultLike, ax: Axes | None = None) ->
     ax.axvline(0.5, color="0.5", linestyle="--", linewidth=1)
     ax.hlines(positions, table["hdi_low"], table["hdi_high"], color="C0", linewidth=2)
     ax.plot(table["mean"], positions, "o", color="C0", label=f"mean, {result.hdi_prob:.0%} HDI")
-    ax.set_yticks(positions, [f"{r.first} > {r.second}" for r in table.itertuples()])
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("P(first beats second)")
-    ax.set_title(f"{result.model_name}: probability of winning")
-    ax.legend(loc="lower left", fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(
+        fig,
+        ax,
+        [f"{r.first} > {r.second}" for r in table.itertuples()],
+        "P(first beats second)",
+        f"{result.model_name}: probability of winning",
+        "lower left",
+    )
 
 
 def plot_weights(result: RankingResultLike, ax: Axes | None = None) -> Figure:
@@ -56,14 +70,14 @@ def plot_weights(result: RankingResultLike, ax: Axes | None = None) -> Figure:
         showextrema=False,
     )
     ax.plot(weights.mean(axis=0).to_numpy(), positions, "o", color="C1", label="P(best)")
-    ax.set_yticks(positions, order)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("weight: probability of being ranked first on a new data set")
-    ax.set_title(f"{result.model_name}: posterior of the weights")
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(
+        fig,
+        ax,
+        order,
+        "weight: probability of being ranked first on a new data set",
+        f"{result.model_name}: posterior of the weights",
+        "lower right",
+    )
 
 
 __all__ = ["plot_weights", "plot_win_probabilities"]

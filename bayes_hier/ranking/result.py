@@ -10,6 +10,7 @@ P(best), the rank distribution and the expected rank, and a pair result per pair
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,20 @@ def check_win_rope(win_rope: Sequence[float]) -> tuple[float, float]:
     return low, high
 
 
+@dataclass(frozen=True)
+class RankingFit:
+    """What every pair of one ranking fit shares: the model's name, its prior (in words), the win
+    rope on P(a beats b), the mass of the HDIs, the fit's MCMC diagnostics and its sampler
+    settings."""
+
+    model_name: str
+    prior: str
+    win_rope: tuple[float, float]
+    hdi_prob: float
+    diagnostics: dict[str, float]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
 class WinPairResult(ComparisonResult):
     """One pair (first, second) of a ranking model, as a three-outcome result.
 
@@ -59,26 +74,15 @@ class WinPairResult(ComparisonResult):
     second − first of this result), so that the mirror of the pair, 1 − θ, negates it.
     """
 
-    def __init__(
-        self,
-        names: tuple[str, str],
-        draws: np.ndarray,
-        *,
-        win_rope: tuple[float, float],
-        diagnostics: dict[str, float],
-        settings: dict[str, Any],
-        prior: str,
-        test_name: str,
-        hdi_prob: float,
-    ) -> None:
+    def __init__(self, names: tuple[str, str], draws: np.ndarray, fit: RankingFit) -> None:
         self.names = names
         self.draws = np.asarray(draws, float)
-        self.rope = Rope(win_rope[0] - 0.5, win_rope[1] - 0.5)
-        self.diagnostics = diagnostics
-        self.settings = settings
-        self.prior = prior
-        self.test_name = test_name
-        self.hdi_prob = hdi_prob
+        self.rope = Rope(fit.win_rope[0] - 0.5, fit.win_rope[1] - 0.5)
+        self.diagnostics = fit.diagnostics
+        self.settings = fit.settings
+        self.prior = fit.prior
+        self.test_name = fit.model_name
+        self.hdi_prob = fit.hdi_prob
 
     @property
     def probs(self) -> Probabilities:
@@ -127,15 +131,7 @@ def strength_draws(idata: az.InferenceData) -> np.ndarray:
 
 
 def pair_results(
-    idata: az.InferenceData,
-    models: Sequence[str],
-    *,
-    win_rope: tuple[float, float],
-    diagnostics: dict[str, float],
-    settings: dict[str, Any],
-    prior: str,
-    test_name: str,
-    hdi_prob: float,
+    idata: az.InferenceData, models: Sequence[str], fit: RankingFit
 ) -> dict[tuple[str, str], WinPairResult]:
     """A :class:`WinPairResult` for every pair (models[i], models[j]), i < j."""
     strengths = strength_draws(idata)
@@ -143,16 +139,7 @@ def pair_results(
     for i, first in enumerate(models):
         for j in range(i + 1, len(models)):
             theta = 1.0 / (1.0 + np.exp(strengths[:, i] - strengths[:, j]))
-            out[first, models[j]] = WinPairResult(
-                (first, models[j]),
-                theta,
-                win_rope=win_rope,
-                diagnostics=diagnostics,
-                settings=settings,
-                prior=prior,
-                test_name=test_name,
-                hdi_prob=hdi_prob,
-            )
+            out[first, models[j]] = WinPairResult((first, models[j]), theta, fit)
     return out
 
 
@@ -181,22 +168,19 @@ class RankingResult(ManyModelResult):
         pairs: dict,
         *,
         idata: az.InferenceData,
-        diagnostics: dict[str, float],
+        fit: RankingFit,
         model_input: Any,
-        model_name: str,
-        win_rope: tuple[float, float],
-        hdi_prob: float,
         predictive_seed: int,
         description: Sequence[str] = (),
         **kwargs: Any,
     ) -> None:
         super().__init__(pairs, **kwargs)
         self.idata = idata
-        self.diagnostics = diagnostics
+        self.diagnostics = fit.diagnostics
+        self.model_name = fit.model_name
+        self.win_rope = fit.win_rope
+        self.hdi_prob = fit.hdi_prob
         self.model_input = model_input
-        self.model_name = model_name
-        self.win_rope = win_rope
-        self.hdi_prob = hdi_prob
         self.predictive_seed = predictive_seed
         self.description = list(description)
 
@@ -398,6 +382,7 @@ class RankingResult(ManyModelResult):
 
 __all__ = [
     "RANKINGS_PER_DRAW",
+    "RankingFit",
     "RankingResult",
     "WinPairResult",
     "check_win_rope",
