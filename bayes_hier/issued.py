@@ -7,7 +7,8 @@ package's warnings issued during the call are recorded, issued again at the call
 first frame outside the package, so the user sees them as before) and stored as
 ``result.issued_warnings`` (their texts), which :attr:`~bayes_hier.results.ComparisonResult.
 warnings` and the reports read. Warnings of other libraries about their own internals are passed
-on unrecorded; sampling problems are not recorded either, as every result states them from its
+on unrecorded, at the place that filed them (so that the user's filters decide, as without the
+recording); sampling problems are not recorded either, as every result states them from its
 diagnostics.
 """
 
@@ -50,10 +51,19 @@ def is_package_warning(warning: warnings.WarningMessage) -> bool:
     return warning.category is UserWarning and not path.startswith(_LIBRARY_DIRECTORIES)
 
 
+def reissue_where_filed(warning: warnings.WarningMessage) -> None:
+    """Issue a recorded warning of another library again at the place that filed it, so that the
+    caller's filters treat it as they would have without the recording (a library's
+    ``DeprecationWarning`` about its own code stays hidden outside ``__main__``)."""
+    warnings.warn_explicit(
+        warning.message, warning.category, warning.filename, warning.lineno, source=warning.source
+    )
+
+
 def records_warnings(function: F) -> F:
     """Decorate a test: its result gets ``issued_warnings``, the texts of the package's warnings
-    issued during the call (sampling warnings excepted); every warning is issued again at the
-    caller's line."""
+    issued during the call (sampling warnings excepted); the package's warnings are issued again
+    at the caller's line, other libraries' where they were filed."""
     from .diagnostics import SamplingWarning
 
     @functools.wraps(function)
@@ -63,7 +73,10 @@ def records_warnings(function: F) -> F:
             result = function(*args, **kwargs)
         texts = []
         for warning in caught:
-            if is_package_warning(warning) and not issubclass(warning.category, SamplingWarning):
+            if not is_package_warning(warning):
+                reissue_where_filed(warning)
+                continue
+            if not issubclass(warning.category, SamplingWarning):
                 texts.append(str(warning.message))
             warnings.warn(warning.message, stacklevel=user_stacklevel())
         earlier = list(getattr(result, "issued_warnings", []))
@@ -77,4 +90,5 @@ __all__ = [
     "is_package_warning",
     "issued_in_package",
     "records_warnings",
+    "reissue_where_filed",
 ]
