@@ -13,7 +13,7 @@ the "noise" mode σ_i > 1 (:func:`noise_mode_mass`), over a grid of σ₀ and ν
 
 Usage: ``python -m benchmarks.few_fold --size base`` (all 10 pairs of 5 x 20 x 4) or
 ``--size large --pairs m00:m01 m02:m05`` (pairs of 16 x 132 x 4); ``--seed`` the study's seed,
-``--fit-seed`` the sampler's.
+``--fit-seed`` the sampler's, ``--nu-prior`` the population (as ``hierarchical_test``).
 """
 
 from __future__ import annotations
@@ -117,9 +117,18 @@ def mode_rows(frame, pair: tuple[str, str]) -> list[str]:
     return rows
 
 
-def fit_row(study_name: str, frame, pair: tuple[str, str], seed: int, save: str | None) -> str:
+def fit_row(
+    study_name: str,
+    frame,
+    pair: tuple[str, str],
+    seed: int,
+    save: str | None,
+    nu_prior: str = "hierarchical",
+) -> str:
     start = time.perf_counter()
-    result = hierarchical_test(frame, rope=ROPE, models=list(pair), seed=seed, warn=False)
+    result = hierarchical_test(
+        frame, rope=ROPE, models=list(pair), seed=seed, warn=False, nu_prior=nu_prior
+    )
     seconds = time.perf_counter() - start
     if save:
         result.idata.to_netcdf(f"{save}/{pair[0]}_{pair[1]}.nc")
@@ -138,6 +147,7 @@ def main() -> None:
     parser.add_argument("--pairs", nargs="*", help="pairs as a:b (default: all)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulated study")
     parser.add_argument("--fit-seed", type=int, default=1)
+    parser.add_argument("--nu-prior", default="hierarchical", help="the fits' nu prior")
     parser.add_argument("--modes", action="store_true", help="mode masses, no fits")
     parser.add_argument("--save", help="folder to save each fit's posterior in (netCDF)")
     args = parser.parse_args()
@@ -156,8 +166,10 @@ def main() -> None:
         return
     print("\n".join(HEADER), flush=True)
     study_name = f"{models} x {datasets} x 4 (seed {args.seed})"
+    if args.nu_prior != "hierarchical":
+        study_name += f", {args.nu_prior} nu prior"
     for pair in pairs:
-        print(fit_row(study_name, frame, pair, args.fit_seed, args.save), flush=True)
+        print(fit_row(study_name, frame, pair, args.fit_seed, args.save, args.nu_prior), flush=True)
 
 
 if __name__ == "__main__":
