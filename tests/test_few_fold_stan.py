@@ -2,8 +2,11 @@
 4 folds, :func:`bayes_hier.few_fold.few_fold_study`) with the default settings: 0 divergences,
 max R-hat <= 1.01 and bulk ESS >= 400 over every element (per-data-set vectors included).
 
-The 16 x 132 x 4 study does not meet these targets (benchmarks/FEW_FOLD.md: a data set on which
-one model fails precisely has a bimodal posterior), so it has no such test.
+The targets hold on the pairs of study seed 1, whose most outlying data set lies at most 32
+standard errors from the others, and not where one model fails on a data set with a precisely
+known mean (thousands of standard errors out): the posterior of that data set's noise scale and
+mixing precision is bimodal (benchmarks/FEW_FOLD.md). The strict expected failure turns into a
+test failure when a change of the model makes such a pair converge: then make it a plain test.
 """
 
 import warnings
@@ -15,10 +18,20 @@ from bayes_hier.few_fold import few_fold_study
 
 pytestmark = pytest.mark.stan
 
+BIMODAL = "a precisely known outlying data set has a bimodal posterior (benchmarks/FEW_FOLD.md)"
 
-@pytest.mark.parametrize("pair", [("m00", "m01"), ("m02", "m03")], ids="-".join)
-def test_default_fit_of_the_base_case_converges(engine, pair):
-    frame = few_fold_study(5, 20, seed=1)
+
+@pytest.mark.parametrize(
+    "seed, pair",
+    [
+        (1, ("m00", "m01")),
+        (1, ("m02", "m03")),
+        pytest.param(2, ("m01", "m04"), marks=pytest.mark.xfail(strict=True, reason=BIMODAL)),
+    ],
+    ids=["seed1-m00-m01", "seed1-m02-m03", "seed2-m01-m04"],
+)
+def test_default_fit_of_the_base_case_converges(engine, seed, pair):
+    frame = few_fold_study(5, 20, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = hierarchical_test(frame, rope=0.01, models=pair, seed=1, engine=engine)
