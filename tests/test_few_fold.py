@@ -103,3 +103,17 @@ def test_base_case_has_several_ties_per_pair():
 def test_invalid_arguments_say_what_is_allowed(kwargs, message):
     with pytest.raises(ValueError, match=message):
         few_fold_study(**kwargs)
+
+
+@pytest.mark.parametrize("sigma_power", [0.0, 1.0])
+def test_noise_mode_mass_matches_its_closed_form_without_a_population_spread(sigma_power):
+    """With σ₀ → 0 and ν large (τ_i ≈ 1), x̄_i ~ N(0, σ_i² b/n): in u = 1/σ_i² the conditional is
+    Gamma((n − 1 + k)/2, rate C), C = SS/(2a) + n x̄²/(2b), so P(σ_i > 1) = P(u < 1)."""
+    from benchmarks.few_fold import noise_mode_mass
+
+    xbar, ss, n, rho = 1.0, 0.5, 4, 0.25
+    a, b = 1 - rho, 1 + (n - 1) * rho
+    rate = ss / (2 * a) + n * xbar**2 / (2 * b)
+    expected = stats.gamma((n - 1 + sigma_power) / 2, scale=1 / rate).cdf(1.0)
+    mass = noise_mode_mass(xbar, ss, n, rho, sigma0=1e-6, nu=1000.0, sigma_power=sigma_power)
+    assert mass == pytest.approx(expected, abs=5e-3)
