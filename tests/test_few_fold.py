@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from bayes_hier.compare import model_scores
 from bayes_hier.data import CVData
 from bayes_hier.few_fold import SPREAD_RANGE, few_fold_design, few_fold_study
 
@@ -36,6 +37,9 @@ def test_same_seed_same_frame_other_seed_other_frame():
 
 
 def test_frame_is_read_as_cross_validation_data(large):
+    scores = model_scores(large)
+    assert list(scores.models) == [f"m{j:02d}" for j in range(16)]
+    assert len(scores.datasets) == 132
     cv = CVData.from_frame(large, models=["m00", "m01"])
     assert cv.q == 132 and set(cv.n) == {4}
     np.testing.assert_allclose(cv.means, differences(large, "m00", "m01").mean(axis=1))
