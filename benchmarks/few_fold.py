@@ -1,0 +1,176 @@
+"""Convergence of the two-model hierarchical model on pairs of simulated few-fold studies.
+
+Fits pairs of :func:`bayes_hier.few_fold.few_fold_study` with ``hierarchical_test`` and the
+package's defaults (4 chains x 1000 draws after 1000 warm-up, adapt_delta 0.9, rope 0.01) and
+prints one Markdown row per pair: divergences, max R-hat, min bulk ESS, leapfrog steps per draw,
+median step size, wall seconds, and the three elements with the largest R-hat, each with the
+data set's corrected standard error (in units of mean_i(s_i)) and ``const`` when its
+differences were constant. Results are in ``benchmarks/FEW_FOLD.md``.
+
+``--modes`` prints instead, for the data set of a pair that lies most standard errors from the
+median of the means, the share of the conditional posterior of (σ_i, τ_i) given (δ₀, σ₀, ν) in
+the "noise" mode σ_i > 1 (:func:`noise_mode_mass`), over a grid of σ₀ and ν.
+
+Usage: ``python -m benchmarks.few_fold --size base`` (all 10 pairs of 5 x 20 x 4) or
+``--size large --pairs m00:m01 m02:m05`` (pairs of 16 x 132 x 4); ``--seed`` the study's seed,
+``--fit-seed`` the sampler's, ``--nu-prior`` the population (as ``hierarchical_test``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+import warnings
+
+import numpy as np
+
+from bayes_hier import hierarchical_test
+from bayes_hier.diagnostics import draws_matrix, rank_diagnostics
+from bayes_hier.few_fold import few_fold_study
+from bayes_hier.hierarchical.model import DIAGNOSED
+
+SIZES = {"base": (5, 20), "large": (16, 132)}
+ROPE = 0.01
+HEADER = [
+    "| study | pair | divergences | max R-hat | min bulk ESS | steps per draw | step size "
+    "| wall s | worst R-hat (element: R-hat, se_i, const) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---|",
+]
+
+
+def worst_elements(result, count: int = 3) -> str:
+    """The ``count`` elements with the largest R-hat, with the data set's standard error."""
+    posterior = result.idata.posterior
+    labels, names = [], [v for v in DIAGNOSED if v in posterior and posterior[v].size > 0]
+    for name in names:
+        size = int(np.prod(posterior[name].shape[2:], dtype=int))
+        labels += [name] if posterior[name].ndim == 2 else [f"{name}[{i}]" for i in range(size)]
+    rhat, _ = rank_diagnostics(draws_matrix(result.idata, names))
+    se = result.model_input.standard_errors
+    perturbed = {result.cv.datasets.index(d) for d in result.model_input.perturbed}
+    out = []
+    for k in np.argsort(-np.nan_to_num(rhat, nan=9.0))[:count]:
+        label = labels[k]
+        extra = ""
+        if "[" in label:
+            i = int(label.split("[")[1].rstrip("]"))
+            extra = f", {se[i]:.2g}{', const' if i in perturbed else ''}"
+        out.append(f"{label}: {rhat[k]:.3f}{extra}")
+    return "; ".join(out)
+
+
+def noise_mode_mass(
+    xbar: float, ss: float, n: int, rho: float, sigma0: float, nu: float, sigma_power: float = 0.0
+) -> float:
+    """Share of p(σ_i, τ_i | δ₀ = 0, σ₀, ν, data set i) with σ_i > 1 (rescaled units).
+
+    The density, up to a constant, in the coordinates (log σ_i, log τ_i):
+    Gamma(τ_i | ν/2, ν/2) τ_i · σ_i^(1 − k) σ_i^−(n−1) exp(−SS_i / (2 a σ_i²)) ·
+    N(x̄_i | 0, σ₀²/τ_i + σ_i² b / n), a = 1 − ρ, b = 1 + (n − 1)ρ (the likelihood of
+    ``hierarchical.stan``; k = ``sigma_power`` gives the prior p(σ_i) ∝ σ_i^−k, 0 = the paper's
+    uniform prior). A large |x̄_i| is explained either by a small τ_i (a data set in the tail of the
+    population) or by a large σ_i (noise): two modes when the data set's mean is precise.
+    Evaluated on a 1500 x 3000 grid, log σ_i in [log 0.005, log 100], log τ_i in [−40, 4].
+    """
+    from scipy import stats
+
+    a, b = 1 - rho, 1 + (n - 1) * rho
+    log_sigma = np.linspace(np.log(0.005), np.log(100), 1500)
+    log_tau = np.linspace(-40, 4, 3000)
+    s, t = np.meshgrid(np.exp(log_sigma), np.exp(log_tau), indexing="ij")
+    log_p = (
+        stats.gamma.logpdf(t, nu / 2, scale=2 / nu)
+        + np.log(t)
+        + (1 - sigma_power - (n - 1)) * np.log(s)
+        - ss / (2 * a * s**2)
+        + stats.norm.logpdf(xbar, 0, np.sqrt(sigma0**2 / t + s**2 * b / n))
+    )
+    p = np.exp(log_p - log_p.max()).sum(axis=1)
+    return float(p[np.exp(log_sigma) > 1].sum() / p.sum())
+
+
+def mode_rows(frame, pair: tuple[str, str]) -> list[str]:
+    """Markdown rows of :func:`noise_mode_mass` for the pair's most outlying precise data set."""
+    from bayes_hier.hierarchical.fit import prepare_input
+    from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
+
+    cv, rope = prepare_input(frame, None, ROPE, None, models=list(pair))
+    model_input = build_model_input(cv, rope, HierarchicalPrior(), np.random.default_rng(0))
+    data, se = model_input.data, model_input.standard_errors
+    xbar = data["xbar"] - np.median(data["xbar"])
+    i = int(np.argmax(np.abs(xbar) / se))
+    rows = [
+        f"{pair[0]} vs {pair[1]}, data set {i}: x̄_i − median = {xbar[i]:.2f}, s_i = "
+        f"{model_input.stds[i]:.4f}, se_i = {se[i]:.4f} (rescaled units)",
+        "",
+        "| ν | σ₀ | mass of σ_i > 1, uniform prior | mass, p(σ_i) ∝ 1/σ_i |",
+        "|---:|---:|---:|---:|",
+    ]
+    for nu in (1.1, 1.3, 2.0, 5.0):
+        for sigma0 in (0.008, 0.3):
+            args = (xbar[i], data["ss"][i], data["n"][i], data["rho"][i], sigma0, nu)
+            rows.append(
+                f"| {nu} | {sigma0} | {noise_mode_mass(*args):.2g} "
+                f"| {noise_mode_mass(*args, sigma_power=1.0):.2g} |"
+            )
+    return rows
+
+
+def fit_row(
+    study_name: str,
+    frame,
+    pair: tuple[str, str],
+    seed: int,
+    save: str | None,
+    nu_prior: str = "hierarchical",
+) -> str:
+    start = time.perf_counter()
+    result = hierarchical_test(
+        frame, rope=ROPE, models=list(pair), seed=seed, warn=False, nu_prior=nu_prior
+    )
+    seconds = time.perf_counter() - start
+    if save:
+        result.idata.to_netcdf(f"{save}/{pair[0]}_{pair[1]}.nc")
+    stats, diagnostics = result.idata.sample_stats, result.diagnostics
+    return (
+        f"| {study_name} | {pair[0]} vs {pair[1]} | {diagnostics['divergences']} "
+        f"| {diagnostics['max_rhat']:.3f} | {diagnostics['min_ess_bulk']:.0f} "
+        f"| {float(stats['n_steps'].mean()):.1f} | {float(stats['step_size'].median()):.3f} "
+        f"| {seconds:.0f} | {worst_elements(result)} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=list(SIZES), default="base")
+    parser.add_argument("--pairs", nargs="*", help="pairs as a:b (default: all)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the simulated study")
+    parser.add_argument("--fit-seed", type=int, default=1)
+    parser.add_argument("--nu-prior", default="hierarchical", help="the fits' nu prior")
+    parser.add_argument("--modes", action="store_true", help="mode masses, no fits")
+    parser.add_argument("--save", help="folder to save each fit's posterior in (netCDF)")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    models, datasets = SIZES[args.size]
+    frame = few_fold_study(models, datasets, seed=args.seed)
+    names = sorted(frame["model"].unique())
+    pairs = (
+        [tuple(p.split(":")) for p in args.pairs]
+        if args.pairs
+        else list(itertools.combinations(names, 2))
+    )
+    if args.modes:
+        for pair in pairs:
+            print("\n".join(mode_rows(frame, pair)) + "\n", flush=True)
+        return
+    print("\n".join(HEADER), flush=True)
+    study_name = f"{models} x {datasets} x 4 (seed {args.seed})"
+    if args.nu_prior != "hierarchical":
+        study_name += f", {args.nu_prior} nu prior"
+    for pair in pairs:
+        print(fit_row(study_name, frame, pair, args.fit_seed, args.save, args.nu_prior), flush=True)
+
+
+if __name__ == "__main__":
+    main()
