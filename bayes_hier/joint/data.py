@@ -17,8 +17,8 @@ import numpy as np
 
 from .._validate import check_bool
 from ..callers import user_stacklevel
-from ..compare.tidy import KEYS, MissingDataWarning, ModelScores
 from ..data import per_dataset_values
+from ..scores import KEYS, MissingDataWarning, ModelScores
 
 
 def observed_in(blocks: Sequence[np.ndarray]) -> np.ndarray:
@@ -118,11 +118,11 @@ class MultiCVData:
         higher_is_better: bool = True,
     ) -> MultiCVData:
         """Build from the validated tidy table of ``compare``
-        (:func:`bayes_hier.compare.tidy.model_scores`: a tidy frame or ``{model: matrix}``).
+        (:func:`bayes_hier.scores.model_scores`: a tidy frame or ``{model: matrix}``).
 
         A model without any score on a data set (no rows, or NaN on every fold) is missing there:
         its column is NaN. Data sets with fewer than 2 models carry no information on the
-        differences and are dropped with a :class:`~bayes_hier.compare.tidy.MissingDataWarning`
+        differences and are dropped with a :class:`~bayes_hier.scores.MissingDataWarning`
         naming them.
 
         Parameters

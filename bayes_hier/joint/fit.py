@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_bool, check_fraction
-from ..compare.core import package_versions
-from ..compare.frequentist import frequentist_view
-from ..compare.tidy import ModelScores, PairUsage, model_scores
 from ..engines import Engine
 from ..fitting import SamplerOptions, fit_model, seed_streams
+from ..frequentist.view import frequentist_view
 from ..rope import Rope, RopeLike
+from ..scores import ModelScores, PairUsage, model_scores
 from ..seeding import SeedLike
+from ..versions import package_versions
 from .data import MultiCVData
 from .model import JOINT
 from .model_input import JointPrior

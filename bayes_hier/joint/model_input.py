@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..callers import user_stacklevel
-from ..compare.tidy import MissingDataWarning
 from ..data import CVData
 from ..hierarchical.model_input import (
     NU_PRIORS,
@@ -27,6 +26,7 @@ from ..hierarchical.model_input import (
     perturb_constant,
 )
 from ..rope import Rope
+from ..scores import MissingDataWarning
 from .contrasts import helmert_contrasts, observed_contrasts
 from .data import MultiCVData, observed_in
 
