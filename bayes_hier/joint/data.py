@@ -27,8 +27,25 @@ def observed_in(blocks: Sequence[np.ndarray]) -> np.ndarray:
     return np.array([np.isfinite(block[0]) for block in blocks])
 
 
+class ScoreBlocks:
+    """Scores held as one block per data set (runs x folds rows, k columns), a model not run on
+    a data set being a column of NaN there: which models each data set has."""
+
+    scores: tuple[np.ndarray, ...]
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Whether model a was run on data set i, shape (q, k) (its column is not NaN)."""
+        return observed_in(self.scores)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every model was run on every data set."""
+        return bool(self.observed.all())
+
+
 @dataclass(frozen=True)
-class MultiCVData:
+class MultiCVData(ScoreBlocks):
     """Paired cross-validation scores of k models on q data sets.
 
     Attributes
@@ -93,16 +110,6 @@ class MultiCVData:
     def n(self) -> np.ndarray:
         """Cross-validation results (folds × runs) per data set."""
         return np.array([block.shape[0] for block in self.scores])
-
-    @property
-    def observed(self) -> np.ndarray:
-        """Whether model a was run on data set i, shape (q, k) (its column is not NaN)."""
-        return observed_in(self.scores)
-
-    @property
-    def complete(self) -> bool:
-        """Whether every model was run on every data set."""
-        return bool(self.observed.all())
 
     @property
     def means(self) -> np.ndarray:
