@@ -304,7 +304,7 @@ class JointResult(ManyModelResult):
         """Per pair: region shares of the population mean difference δ₀ (left, rope, right)."""
         rows = []
         for (first, second), result in self.pair_results.items():
-            probs = region_shares(result._draws("delta0"), self.rope)
+            probs = region_shares(result.posterior_draws("delta0"), self.rope)
             rows.append({"first": first, "second": second, **probs._asdict()})
         return pd.DataFrame(rows)
 
