@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..data import PerDataset
 from ..decision import OUTCOMES
 from ..probabilities import Probabilities, argmax_shares
 from ..results import ComparisonResult
@@ -74,6 +75,30 @@ class SimplexResult(BayesianTestResult):
         self.settings = settings
         self._resample = resample
         self.higher_is_better = higher_is_better
+
+    @classmethod
+    def of_differences(
+        cls,
+        test_name: str,
+        data: PerDataset,
+        rope: Rope,
+        resample: Callable[[Rope], np.ndarray],
+        settings: dict[str, Any],
+    ) -> SimplexResult:
+        """The result of a sample-based test of the differences ``data``
+        (:func:`~bayes_hier.data.per_dataset_differences`): ``resample(rope)`` draws the sample
+        for a rope (this one, and any other for the rope sensitivity)."""
+        return cls(
+            test_name,
+            resample(rope),
+            data.differences,
+            data.datasets,
+            data.names,
+            rope,
+            settings,
+            resample,
+            data.higher_is_better,
+        )
 
     @staticmethod
     def probs_of_sample(sample: np.ndarray, rope: Rope) -> Probabilities:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_bool, check_int
+from .._validate import check_bool, check_finite, check_int
 from ..data import DEFAULT_COLUMNS, check_key_values, finite_scores
 from ._result import check_alpha
 from .several import wilcoxon_signed_rank
@@ -144,13 +144,14 @@ def score_matrix(
             "columns={'dataset': ..., 'model': ..., 'score': ...}."
         ) from error
     values = table.to_numpy()
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{int(bad.sum())} missing, NaN or infinite scores, e.g. model {table.columns[j]!r} "
-            f"on data set {table.index[i]!r}. Every model must be scored on every data set."
-        )
+    check_finite(
+        values,
+        lambda count, i, j: (
+            f"{count} missing, NaN or infinite scores, e.g. model "
+            f"{table.columns[j]!r} on data set {table.index[i]!r}. Every model must be scored on "
+            "every data set."
+        ),
+    )
     n, k = values.shape
     if k < min_models:
         raise ValueError(
