@@ -9,6 +9,7 @@ sample-based tests (sign and signed-rank), whose posterior is a sample of points
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ class BayesianTestResult(ComparisonResult):
     """Everything is inherited from :class:`~bayes_hier.results.ComparisonResult`."""
 
 
+@dataclass(eq=False, repr=False)
 class SimplexResult(BayesianTestResult):
     """Posterior of the sign or signed-rank test: a sample on the probability simplex.
 
@@ -52,29 +54,21 @@ class SimplexResult(BayesianTestResult):
     settings
         Prior strength (and place), number of samples and the seed (an integer: passing it back
         reproduces the sample bit for bit).
+    resample
+        Draws the sample for another rope with the same seed (for the rope sensitivity).
+    higher_is_better
+        Whether higher scores were better (the differences are negated when not).
     """
 
-    def __init__(
-        self,
-        test_name: str,
-        sample: np.ndarray,
-        differences: np.ndarray,
-        datasets: tuple[str, ...],
-        names: tuple[str, str],
-        rope: Rope,
-        settings: dict[str, Any],
-        resample: Callable[[Rope], np.ndarray],
-        higher_is_better: bool = True,
-    ) -> None:
-        self.test_name = test_name
-        self.sample = sample
-        self.differences = differences
-        self.datasets = datasets
-        self.names = names
-        self.rope = rope
-        self.settings = settings
-        self._resample = resample
-        self.higher_is_better = higher_is_better
+    test_name: str = field()  # no default (the base class has one)
+    sample: np.ndarray
+    differences: np.ndarray
+    datasets: tuple[str, ...]
+    names: tuple[str, str]
+    rope: Rope
+    settings: dict[str, Any]
+    resample: Callable[[Rope], np.ndarray]
+    higher_is_better: bool = True
 
     @classmethod
     def of_differences(
@@ -129,7 +123,7 @@ class SimplexResult(BayesianTestResult):
         return int(self.differences.size)
 
     def _probs_at(self, rope: Rope) -> Probabilities:
-        return self.probs_of_sample(self._resample(rope), rope)
+        return self.probs_of_sample(self.resample(rope), rope)
 
     def _default_max_rope(self) -> float:
         spread = float(np.max(np.abs(self.differences))) if self.q else 0.0
