@@ -7,6 +7,7 @@ settings record (:class:`FittedModel`). To add a model: a ``.stan`` file in ``st
 module implementing :class:`StanModel`.
 """
 
+from .draws import stacked_draws
 from .driver import FittedModel, SamplerOptions, fit_model, from_arguments, sample_model
 from .model import ModelInput, StanModel
 from .seeds import SeedStreams, seed_streams
@@ -21,4 +22,5 @@ __all__ = [
     "from_arguments",
     "sample_model",
     "seed_streams",
+    "stacked_draws",
 ]

@@ -13,6 +13,7 @@ import pandas as pd
 from ..data import CVData
 from ..decision import OUTCOMES
 from ..diagnostics import convergence_problems
+from ..fitting.draws import stacked_draws
 from ..formatting import toward_half
 from ..probabilities import (
     Probabilities,
@@ -116,8 +117,7 @@ class HierarchicalResult(ComparisonResult):
     # ------------------------------------------------------------------ draws
     def posterior_draws(self, name: str) -> np.ndarray:
         """Draws of a scalar or vector variable with chains stacked: shape (m,) or (m, k)."""
-        values = self.idata.posterior[name].values
-        return values.reshape(values.shape[0] * values.shape[1], *values.shape[2:])
+        return stacked_draws(self.idata, name)
 
     @cached_property
     def nu_draws(self) -> np.ndarray:
