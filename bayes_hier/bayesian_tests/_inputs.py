@@ -39,7 +39,7 @@ def sample_test_inputs(arguments: Mapping[str, Any]) -> tuple[PerDataset, Rope, 
     """The checked inputs of the sign and signed-rank tests, from their arguments (``locals()``
     at the top of the test: ``x, y, rope, prior, nsamples, seed, names, models, columns,
     higher_is_better``): the per-data-set differences
-    (:func:`~bayes_hier.data.per_dataset_differences`), the rope parsed in the scores' units,
+    (``bayes_hier.data.per_dataset_differences``), the rope parsed in the scores' units,
     the prior strength, the number of samples and the seed resolved to an integer."""
     selection = {key: arguments[key] for key in ("names", "models", "columns", "higher_is_better")}
     data = per_dataset_differences(arguments["x"], arguments["y"], **selection)

@@ -80,7 +80,7 @@ class SimplexResult(BayesianTestResult):
         settings: dict[str, Any],
     ) -> SimplexResult:
         """The result of a sample-based test of the differences ``data``
-        (:func:`~bayes_hier.data.per_dataset_differences`): ``resample(rope)`` draws the sample
+        (``bayes_hier.data.per_dataset_differences``): ``resample(rope)`` draws the sample
         for a rope (this one, and any other for the rope sensitivity)."""
         return cls(
             test_name,

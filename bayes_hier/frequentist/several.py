@@ -26,7 +26,7 @@ def dataset_differences(
     data-set names) or fold scores (2-D arrays, lists of arrays, a tidy frame or a
     :class:`CVData`), which are validated by :class:`CVData` and averaged per data set;
     ``selection`` (``names, models, columns, higher_is_better``) as for
-    :func:`~bayes_hier.data.per_dataset_differences`.
+    ``bayes_hier.data.per_dataset_differences``.
     """
     data = per_dataset_differences(x, y, **selection)
     if data.differences.size < 2:

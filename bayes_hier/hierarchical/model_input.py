@@ -50,8 +50,9 @@ def check_nu_prior(
 class NuPrior:
     """The prior of ν that the two-model and the joint model share (a base of their priors).
 
-    ``nu_prior`` names it (:data:`NU_PRIORS`); ``alpha_range`` and ``beta_range`` bound the
-    uniform priors on the shape α and rate β of ν − 1 ~ Gamma(α, β) under ``"hierarchical"``.
+    ``nu_prior`` names it (:data:`~bayes_hier.hierarchical.NU_PRIORS`); ``alpha_range`` and
+    ``beta_range`` bound the uniform priors on the shape α and rate β of ν − 1 ~ Gamma(α, β)
+    under ``"hierarchical"``.
     A frozen dataclass deriving from it declares the three fields; its ``__post_init__`` checks
     them with :func:`check_nu_prior` and stores the ranges as pairs of floats.
     """
@@ -71,8 +72,9 @@ class NuPrior:
         return self.nu_prior != "gaussian"
 
     def stan_data(self) -> dict[str, Any]:
-        """The Stan data of the ν prior: the switch ``nu_prior`` (:data:`NU_PRIORS`), the fixed
-        Gamma's ``nu_shape, nu_rate`` (1, 1 where unused) and the bounds of α and β."""
+        """The Stan data of the ν prior: the switch ``nu_prior``
+        (:data:`~bayes_hier.hierarchical.NU_PRIORS`), the fixed Gamma's ``nu_shape, nu_rate``
+        (1, 1 where unused) and the bounds of α and β."""
         switch, gamma = NU_PRIORS[self.nu_prior]
         return {
             "nu_prior": switch,
