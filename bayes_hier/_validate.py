@@ -22,6 +22,7 @@ Every message names the argument and says what to pass instead. Seeds follow the
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -159,3 +160,13 @@ def check_range(value: Any, name: str) -> tuple[float, float]:
     if not low < high:
         raise ValueError(f"{name} must satisfy 0 < low < high; got ({low}, {high}).")
     return low, high
+
+
+def check_finite(values: np.ndarray, message: Callable[[int, int, int], str]) -> None:
+    """ValueError when a cell of the 2-D ``values`` is NaN or infinite: its text is
+    ``message(count, i, j)``, given how many such cells there are and the row and column of the
+    first (to show an example)."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(message(int(bad.sum()), int(i), int(j)))

@@ -372,6 +372,9 @@ class Posterior:
 class _Test:
     LEFT, ROPE, RIGHT = range(3)
     _default_nsamples = 50000
+    #: The argument after ``rope`` that the test also takes by position (baycomp's ``sample``
+    #: takes ``nsamples`` there; the hierarchical test ``runs``).
+    _positional: tuple[str, ...] = ("nsamples",)
 
     @classmethod
     def _result(cls, x: Any, y: Any, rope: Any, **kwargs: Any) -> Any:  # pragma: no cover
@@ -382,12 +385,18 @@ class _Test:
         x: Any,
         y: Any,
         rope: Any = 0,
-        *,
-        nsamples: int | None = None,
+        *args: Any,
         random_state: Any = None,
         names: Any = None,
         **kwargs: Any,
     ) -> Posterior:
+        if len(args) > len(cls._positional):
+            raise TypeError(
+                f"{cls.__name__} takes x, y, rope{''.join(', ' + n for n in cls._positional)} "
+                f"by position; got {3 + len(args)} positional arguments."
+            )
+        kwargs.update(zip(cls._positional, args))
+        nsamples = kwargs.pop("nsamples", None)
         nsamples = cls._default_nsamples if nsamples is None else nsamples
         seed = resolve_seed(random_state, "random_state")
         result = cls._result(
@@ -396,53 +405,33 @@ class _Test:
         return Posterior._of(result, names=names)
 
     @classmethod
-    def sample(
-        cls, x: Any, y: Any, rope: Any = 0, nsamples: int | None = None, **kwargs: Any
-    ) -> np.ndarray:
-        """A posterior sample of shape (nsamples, 3)."""
-        return cls(x, y, rope, nsamples=nsamples, **kwargs).sample
+    def sample(cls, x: Any, y: Any, rope: Any = 0, *args: Any, **kwargs: Any) -> np.ndarray:
+        """A posterior sample of shape (nsamples, 3): (p_left, p_rope, p_right) per row."""
+        return cls(x, y, rope, *args, **kwargs).sample
 
     @classmethod
-    def probs(
-        cls, x: Any, y: Any, rope: Any = 0, *, nsamples: int | None = None, **kwargs: Any
-    ) -> tuple[float, ...]:
+    def probs(cls, x: Any, y: Any, rope: Any = 0, *args: Any, **kwargs: Any) -> tuple[float, ...]:
         """``(p_left, p_rope, p_right)`` if ``rope > 0``, else ``(p_left, p_right)``."""
-        return cls(x, y, rope, nsamples=nsamples, **kwargs).probs(_has_rope(rope))
+        return cls(x, y, rope, *args, **kwargs).probs(_has_rope(rope))
 
     @classmethod
     def plot(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        *,
-        nsamples: int | None = None,
-        names: Any = None,
-        **kwargs: Any,
+        cls, x: Any, y: Any, rope: Any = 0, *args: Any, names: Any = None, **kwargs: Any
     ) -> Any:
         """The simplex, or a histogram when the rope carries little mass."""
-        return cls(x, y, rope, nsamples=nsamples, names=names, **kwargs).plot(names)
+        return cls(x, y, rope, *args, names=names, **kwargs).plot(names)
 
     @classmethod
     def plot_simplex(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        *,
-        nsamples: int | None = None,
-        names: Any = None,
-        **kwargs: Any,
+        cls, x: Any, y: Any, rope: Any = 0, *args: Any, names: Any = None, **kwargs: Any
     ) -> Any:
         """The posterior sample on the simplex."""
-        return cls(x, y, rope, nsamples=nsamples, names=names, **kwargs).plot_simplex(names)
+        return cls(x, y, rope, *args, names=names, **kwargs).plot_simplex(names)
 
     @classmethod
-    def plot_histogram(
-        cls, x: Any, y: Any, *, nsamples: int | None = None, names: Any = None, **kwargs: Any
-    ) -> Any:
+    def plot_histogram(cls, x: Any, y: Any, *, names: Any = None, **kwargs: Any) -> Any:
         """Histogram of p_right with ``rope=0``."""
-        return cls(x, y, 0, nsamples=nsamples, names=names, **kwargs).plot_histogram(names)
+        return cls(x, y, 0, names=names, **kwargs).plot_histogram(names)
 
 
 class SignTest(_Test):
@@ -454,15 +443,7 @@ class SignTest(_Test):
 
     @classmethod
     def _result(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        *,
-        prior: Any = 1,
-        nsamples: int = 50000,
-        random_state: Any = None,
-        names: Any = None,
+        cls, x: Any, y: Any, rope: Any, *, random_state: Any, prior: Any = 1, **kwargs: Any
     ) -> Any:
         if isinstance(prior, tuple):
             if len(prior) != 2 or isinstance(prior[1], float):
@@ -473,16 +454,7 @@ class SignTest(_Test):
             prior, place = prior
         else:
             place = cls.ROPE
-        return sign_test(
-            x,
-            y,
-            rope,
-            prior=prior,
-            prior_place=place,
-            nsamples=nsamples,
-            seed=random_state,
-            names=names,
-        )
+        return sign_test(x, y, rope, prior=prior, prior_place=place, seed=random_state, **kwargs)
 
 
 class SignedRankTest(_Test):
@@ -490,19 +462,9 @@ class SignedRankTest(_Test):
 
     @classmethod
     def _result(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        *,
-        prior: float = 0.5,
-        nsamples: int = 50000,
-        random_state: Any = None,
-        names: Any = None,
+        cls, x: Any, y: Any, rope: Any, *, random_state: Any, prior: float = 0.5, **kwargs: Any
     ) -> Any:
-        return signed_rank_test(
-            x, y, rope, prior=prior, nsamples=nsamples, seed=random_state, names=names
-        )
+        return signed_rank_test(x, y, rope, prior=prior, seed=random_state, **kwargs)
 
 
 class HierarchicalTest(_Test):
@@ -510,115 +472,40 @@ class HierarchicalTest(_Test):
     :func:`~bayes_hier.hierarchical_test`; see the module docstring for the differences."""
 
     _default_nsamples = 10000
-
-    def __new__(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        runs: int = 1,
-        *,
-        nsamples: int | None = None,
-        random_state: Any = None,
-        names: Any = None,
-        **kwargs: Any,
-    ) -> Posterior:
-        return super().__new__(
-            cls,
-            x,
-            y,
-            rope,
-            runs=runs,
-            nsamples=nsamples,
-            random_state=random_state,
-            names=names,
-            **kwargs,
-        )
+    _positional = ("runs",)
 
     @classmethod
     def _result(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        *,
-        runs: int = 1,
-        lower_alpha: float | None = None,
-        upper_alpha: float | None = None,
-        lower_beta: float | None = None,
-        upper_beta: float | None = None,
-        upper_sigma: float = 1000,
-        chains: int = 4,
-        nsamples: int = 10000,
-        random_state: Any = None,
-        names: Any = None,
-        **kwargs: Any,
+        cls, x: Any, y: Any, rope: Any, *, nsamples: int, random_state: Any, **kwargs: Any
     ) -> Any:
+        """:func:`~bayes_hier.hierarchical_test` with baycomp's arguments translated:
+        ``nsamples`` total draws, ``lower_alpha`` .. ``upper_beta`` (the prior's ranges,
+        ``None`` keeps the paper's bound), ``upper_sigma`` (both sigma factors, default 1000)."""
         if not (_fold_level(x) and _fold_level(y)):
             raise ValueError(
                 "The hierarchical test needs 2-D arrays (data sets x cross-validation scores), or "
                 "lists of 1-D arrays when data sets have different numbers of folds."
             )
         nsamples = check_nsamples(nsamples)
-        chains = check_int(chains, "chains", minimum=1)
+        chains = check_int(kwargs.pop("chains", 4), "chains", minimum=1)
         kwargs.setdefault("draws", math.ceil(nsamples / chains))
         default = HierarchicalPrior()
-        kwargs.setdefault(
-            "alpha_range",
-            (
-                default.alpha_range[0] if lower_alpha is None else lower_alpha,
-                default.alpha_range[1] if upper_alpha is None else upper_alpha,
-            ),
-        )
-        kwargs.setdefault(
-            "beta_range",
-            (
-                default.beta_range[0] if lower_beta is None else lower_beta,
-                default.beta_range[1] if upper_beta is None else upper_beta,
-            ),
-        )
+        for name, (low, high) in (("alpha", default.alpha_range), ("beta", default.beta_range)):
+            lower, upper = kwargs.pop(f"lower_{name}", None), kwargs.pop(f"upper_{name}", None)
+            kwargs.setdefault(
+                f"{name}_range", (low if lower is None else lower, high if upper is None else upper)
+            )
+        upper_sigma = kwargs.pop("upper_sigma", 1000)
         return hierarchical_test(
             x,
             y,
             rope,
-            runs,
-            names=names,
             chains=chains,
             seed=random_state,
             sigma_factor=upper_sigma,
             sigma0_factor=upper_sigma,
             **kwargs,
         )
-
-    @classmethod
-    def sample(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        runs: int = 1,
-        *,
-        nsamples: int | None = None,
-        **kwargs: Any,
-    ) -> np.ndarray:
-        """A posterior sample of (p_left, p_rope, p_right) for the next data set."""
-        return cls(x, y, rope, runs, nsamples=nsamples, **kwargs).sample
-
-    @classmethod
-    def probs(
-        cls,
-        x: Any,
-        y: Any,
-        rope: Any = 0,
-        runs: int = 1,
-        *,
-        names: Any = None,
-        nsamples: int | None = None,
-        **kwargs: Any,
-    ) -> tuple[float, ...]:
-        """``(p_left, p_rope, p_right)`` if ``rope > 0``, else ``(p_left, p_right)``."""
-        posterior = cls(x, y, rope, runs, names=names, nsamples=nsamples, **kwargs)
-        return posterior.probs(_has_rope(rope))
 
 
 def _fold_level(x: Any) -> bool:

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 _CORNERS = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])
 
 
-def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+def figure_and_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    """``ax`` and its figure, or a new figure of size ``figsize`` (inches) with one axes."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -44,7 +45,7 @@ def plot_simplex(
     The lines from the centre to the edges separate the three regions in which left, rope or
     right is the largest coordinate; the share of points in each region is written in it.
     """
-    fig, ax = _axes(ax, (6, 5.5))
+    fig, ax = figure_and_axes(ax, (6, 5.5))
     sample = np.asarray(sample, float).reshape(-1, 3)
     if len(sample) > max_points:
         sample = sample[np.random.default_rng(seed).choice(len(sample), max_points, replace=False)]

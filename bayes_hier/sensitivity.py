@@ -61,9 +61,9 @@ def plot_rope_sensitivity(
 ) -> Figure:
     """The three probabilities against the rope half-width (a table from
     :func:`rope_sensitivity`); ``current`` marks the rope of the analysis."""
-    from .plots import _axes
+    from .plots import figure_and_axes
 
-    fig, ax = _axes(ax, (7, 4.5))
+    fig, ax = figure_and_axes(ax, (7, 4.5))
     styles = {
         "left": ("left", "tab:blue", "-"),
         "rope_prob": ("rope", "tab:gray", "--"),

@@ -323,7 +323,7 @@ def test_models_never_run_together_are_an_error_and_rare_models_a_warning():
     with pytest.warns(MissingDataWarning, match=r"fewer than 3 data sets: c \(2\)"):
         model_input = build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None)
     assert model_input.data["observed"] == [2, 2, 1, 1, 1]
-    np.testing.assert_array_equal(model_input.observed_models[:, 2], [1, 1, 0, 0, 0])
+    np.testing.assert_array_equal(model_input.observed[:, 2], [1, 1, 0, 0, 0])
 
 
 def test_ties_get_a_deterministic_mean_preserving_spread():

@@ -420,7 +420,7 @@ def test_a_model_run_on_two_data_sets_only_is_more_uncertain(joint_engine, recov
     spread = {}
     for fit, name in ((recovery, "complete"), (result, "rare")):
         for pair in (("m0", "m1"), ("m1", "m2"), ("m0", "m2")):
-            spread[name, pair] = float(np.std(fit[pair]._draws("delta0")))
+            spread[name, pair] = float(np.std(fit[pair].posterior_draws("delta0")))
     for pair in (("m0", "m1"), ("m1", "m2")):
         assert spread["rare", pair] > 2 * spread["complete", pair]
     assert spread["rare", ("m0", "m2")] < 1.5 * spread["complete", ("m0", "m2")]

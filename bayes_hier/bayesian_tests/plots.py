@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from ..formatting import toward_half
-from ..plots import _axes
+from ..plots import figure_and_axes
 from ..probabilities import Probabilities
 from ..rope import Rope
 
@@ -57,7 +57,7 @@ class SimplexPosterior(_Posterior, Protocol):
 
 def plot_student_density(result: StudentPosterior, ax: Axes | None = None) -> Figure:
     """Posterior density of the mean difference, the rope shaded, the masses labelled."""
-    fig, ax = _axes(ax, (7, 4.5))
+    fig, ax = figure_and_axes(ax, (7, 4.5))
     rope, p = result.rope, result.probs
     first, second = result.names
     reach = max(-rope.low, rope.high)
@@ -119,7 +119,7 @@ def plot_histogram(result: SimplexPosterior, ax: Axes | None = None, bins: int =
     probabilities named after the models (as baycomp draws it); otherwise the three
     coordinates θ_left, θ_rope, θ_right overlaid.
     """
-    fig, ax = _axes(ax, (7, 4.5))
+    fig, ax = figure_and_axes(ax, (7, 4.5))
     sample, p, labels = result.sample, result.probs, result.labels
     edges = np.linspace(0, 1, bins + 1)
     if result.rope.is_empty:

@@ -9,12 +9,14 @@ sample-based tests (sign and signed-rank), whose posterior is a sample of points
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..data import PerDataset
 from ..decision import OUTCOMES
 from ..probabilities import Probabilities, argmax_shares
 from ..results import ComparisonResult
@@ -31,6 +33,7 @@ class BayesianTestResult(ComparisonResult):
     """Everything is inherited from :class:`~bayes_hier.results.ComparisonResult`."""
 
 
+@dataclass(eq=False, repr=False)
 class SimplexResult(BayesianTestResult):
     """Posterior of the sign or signed-rank test: a sample on the probability simplex.
 
@@ -51,29 +54,45 @@ class SimplexResult(BayesianTestResult):
     settings
         Prior strength (and place), number of samples and the seed (an integer: passing it back
         reproduces the sample bit for bit).
+    resample
+        Draws the sample for another rope with the same seed (for the rope sensitivity).
+    higher_is_better
+        Whether higher scores were better (the differences are negated when not).
     """
 
-    def __init__(
-        self,
+    test_name: str = field()  # no default (the base class has one)
+    sample: np.ndarray
+    differences: np.ndarray
+    datasets: tuple[str, ...]
+    names: tuple[str, str]
+    rope: Rope
+    settings: dict[str, Any]
+    resample: Callable[[Rope], np.ndarray]
+    higher_is_better: bool = True
+
+    @classmethod
+    def of_differences(
+        cls,
         test_name: str,
-        sample: np.ndarray,
-        differences: np.ndarray,
-        datasets: tuple[str, ...],
-        names: tuple[str, str],
+        data: PerDataset,
         rope: Rope,
-        settings: dict[str, Any],
         resample: Callable[[Rope], np.ndarray],
-        higher_is_better: bool = True,
-    ) -> None:
-        self.test_name = test_name
-        self.sample = sample
-        self.differences = differences
-        self.datasets = datasets
-        self.names = names
-        self.rope = rope
-        self.settings = settings
-        self._resample = resample
-        self.higher_is_better = higher_is_better
+        settings: dict[str, Any],
+    ) -> SimplexResult:
+        """The result of a sample-based test of the differences ``data``
+        (``bayes_hier.data.per_dataset_differences``): ``resample(rope)`` draws the sample
+        for a rope (this one, and any other for the rope sensitivity)."""
+        return cls(
+            test_name,
+            resample(rope),
+            data.differences,
+            data.datasets,
+            data.names,
+            rope,
+            settings,
+            resample,
+            data.higher_is_better,
+        )
 
     @staticmethod
     def probs_of_sample(sample: np.ndarray, rope: Rope) -> Probabilities:
@@ -104,7 +123,7 @@ class SimplexResult(BayesianTestResult):
         return int(self.differences.size)
 
     def _probs_at(self, rope: Rope) -> Probabilities:
-        return self.probs_of_sample(self._resample(rope), rope)
+        return self.probs_of_sample(self.resample(rope), rope)
 
     def _default_max_rope(self) -> float:
         spread = float(np.max(np.abs(self.differences))) if self.q else 0.0

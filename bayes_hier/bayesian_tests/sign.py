@@ -9,11 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..data import per_dataset_differences
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
-from ..seeding import SeedLike, resolve_seed
-from ._inputs import check_nsamples, check_prior
+from ..seeding import SeedLike
+from ._inputs import check_nsamples, check_prior, sample_test_inputs
 from .result import SimplexResult
 
 #: Where the prior pseudo-observation of weight ``prior`` goes.
@@ -111,26 +110,18 @@ def sign_test(
     names, models, columns, higher_is_better
         As for :func:`~bayes_hier.hierarchical_test`.
     """
-    data = per_dataset_differences(
-        x, y, names=names, models=models, columns=columns, higher_is_better=higher_is_better
-    )
-    parsed = Rope.parse(rope, data.scores)
-    prior = check_prior(prior)
+    data, parsed, prior, nsamples, seed = sample_test_inputs(locals())
     place = _prior_place(prior_place)
-    nsamples = check_nsamples(nsamples)
-    seed = resolve_seed(seed, "seed")
     z = data.differences
 
     # the sample at another rope (a partial of a module function: the result can be pickled)
     resample = partial(sample_sign, z, prior=prior, prior_place=place, nsamples=nsamples, seed=seed)
 
-    return SimplexResult(
+    return SimplexResult.of_differences(
         "Bayesian sign test",
-        resample(parsed),
-        z,
-        data.datasets,
-        data.names,
+        data,
         parsed,
+        resample,
         {
             "prior": prior,
             "prior_place": ("left", "rope", "right")[place],
@@ -139,6 +130,4 @@ def sign_test(
             "counts": sign_counts(z, parsed),
             "alpha": tuple(sign_dirichlet_alpha(z, parsed, prior, place)),
         },
-        resample,
-        data.higher_is_better,
     )

@@ -33,11 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ..data import per_dataset_differences
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
-from ..seeding import SeedLike, resolve_seed
-from ._inputs import check_nsamples, check_prior
+from ..seeding import SeedLike
+from ._inputs import check_nsamples, check_prior, sample_test_inputs
 from .result import SimplexResult
 
 #: Floats per ((q+1) x samples) array of one batch (512 kB: the few arrays of a batch stay in the
@@ -249,26 +248,16 @@ def signed_rank_test(
     names, models, columns, higher_is_better
         As for :func:`~bayes_hier.hierarchical_test`.
     """
-    data = per_dataset_differences(
-        x, y, names=names, models=models, columns=columns, higher_is_better=higher_is_better
-    )
-    parsed = Rope.parse(rope, data.scores)
-    prior = check_prior(prior)
-    nsamples = check_nsamples(nsamples)
-    seed = resolve_seed(seed, "seed")
+    data, parsed, prior, nsamples, seed = sample_test_inputs(locals())
     z = data.differences
 
     # the sample at another rope (a partial of a module function: the result can be pickled)
     resample = partial(sample_signed_rank, z, prior=prior, nsamples=nsamples, seed=seed)
 
-    return SimplexResult(
+    return SimplexResult.of_differences(
         "Bayesian signed-rank test",
-        resample(parsed),
-        z,
-        data.datasets,
-        data.names,
+        data,
         parsed,
-        {"prior": prior, "nsamples": nsamples, "seed": seed},
         resample,
-        data.higher_is_better,
+        {"prior": prior, "nsamples": nsamples, "seed": seed},
     )

@@ -8,15 +8,15 @@
 Every pair is analysed by the package's two-model test of ``method`` (the dispatch table
 ``bayes_hier.compare.METHODS``); the result (:class:`~bayes_hier.ManyModelResult`) holds the
 pair results, the tables, the frequentist view and writes the reports. The missing-data policy
-is documented in ``bayes_hier.compare.tidy``.
+is documented in ``bayes_hier.scores``.
 """
 
+from ..frequentist.view import FrequentistView
+from ..scores import MissingDataWarning, ModelScores, PairUsage, model_scores
 from .core import compare
-from .frequentist import FrequentistView
 from .methods import METHODS, PairMethod
 from .pair import MirroredResult, PairEstimate, mirror, pair_diagnostics, pair_estimate
 from .result import ManyModelResult
-from .tidy import MissingDataWarning, ModelScores, PairUsage, model_scores
 
 __all__ = [
     "METHODS",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -19,10 +18,12 @@ import numpy as np
 
 from .._validate import check_bool, check_fraction, check_int
 from ..data import CVData
+from ..frequentist.view import frequentist_view
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike, RopeScaleWarning
+from ..scores import MissingDataWarning, ModelScores, PairUsage, model_scores
 from ..seeding import SeedLike, derive_seed, resolve_seed
-from .frequentist import frequentist_view
+from ..versions import package_versions
 from .methods import (
     WHOLE_METHODS,
     PairMethod,
@@ -30,24 +31,9 @@ from .methods import (
     get_method,
     run_pair_reporting_warnings,
 )
-from .tidy import MissingDataWarning, ModelScores, PairUsage, model_scores
 
 if TYPE_CHECKING:
     from .result import ManyModelResult
-
-#: Packages whose versions every report states.
-REPORTED_PACKAGES = ("bayes_hier", "numpy", "pandas", "scipy", "arviz", "pystan", "httpstan")
-
-
-def package_versions() -> dict[str, str]:
-    """Installed versions of :data:`REPORTED_PACKAGES` (``"not installed"`` when absent)."""
-    out = {}
-    for name in REPORTED_PACKAGES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
 
 
 def pair_list(models: Sequence[str], control: str | None) -> list[tuple[str, str]]:
@@ -172,7 +158,7 @@ def compare(
         A tidy frame with one row per (dataset, model, [run,] fold) and a score (column names
         as in :meth:`bayes_hier.CVData.from_frame`, mapped with ``columns``), or a dict
         ``{model: matrix}`` of data sets x folds (run-major; ``runs`` repetitions per row).
-        NaN marks a failed fold (see the missing-data policy in ``bayes_hier.compare.tidy``).
+        NaN marks a failed fold (see the missing-data policy in ``bayes_hier.scores``).
     rope
         Region of practical equivalence in the units of the scores (``r`` for ``[-r, r]``).
     models

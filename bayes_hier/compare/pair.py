@@ -20,7 +20,6 @@ from ..decision import OUTCOMES
 from ..hierarchical import HierarchicalResult
 from ..probabilities import Probabilities
 from ..results import ComparisonResult
-from ..rope import Rope
 
 
 @dataclass(frozen=True)
@@ -117,11 +116,11 @@ class MirroredResult(ComparisonResult):
     def probs(self) -> Probabilities:
         return self.swap(self.original.probs)
 
-    def _probs_at(self, rope: Rope) -> Probabilities:
-        return self.swap(self.original._probs_at(rope.negated()))
-
-    def _default_max_rope(self) -> float:
-        return self.original._default_max_rope()
+    def rope_sensitivity(self, max_rope: float | None = None, num: int = 41) -> pd.DataFrame:
+        """The original's table with ``left`` and ``right`` swapped (a symmetric rope is the
+        same either way round)."""
+        table = self.original.rope_sensitivity(max_rope, num)
+        return table.rename(columns={"left": "right", "right": "left"})[list(table.columns)]
 
     def to_frame(self) -> pd.DataFrame:
         """The original's table in this orientation: one row per outcome, left and right

@@ -18,11 +18,11 @@ import pandas as pd
 
 from ..decision import NOT_CONVERGED
 from ..diagnostics import SamplingWarning, diagnostic_problems
+from ..frequentist.view import FrequentistView
 from ..results import ComparisonResult
 from ..rope import Rope
-from .frequentist import FrequentistView
+from ..scores import ModelScores, PairUsage
 from .pair import mirror, pair_diagnostics, pair_estimate
-from .tidy import ModelScores, PairUsage
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .generators import mixture_deltas, simulate_differences
 from .paper_values import CITATION, table2_next_to_paper
@@ -25,7 +24,8 @@ from .runner import (
     fit,
     fit_diagnostics,
     repetition_seeds,
-    run_tasks,
+    run_repetitions,
+    setting_means,
 )
 
 EXPERIMENT_ID = 1
@@ -52,26 +52,10 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     start = time.perf_counter()
     tasks = [(q, rep, settings) for q in settings.e1_q for rep in range(settings.e1_reps)]
     saved = checkpoints(out, "e1", settings)
-    reps = pd.DataFrame(
-        run_tasks(
-            executor,
-            run_repetition,
-            tasks,
-            "E1 shrinkage",
-            progress,
-            checkpoints=saved,
-        )
+    reps = run_repetitions(
+        executor, run_repetition, tasks, "E1 shrinkage", progress, saved, out, "e1"
     )
-    reps.to_csv(out / "e1_repetitions.csv", index=False)
-    table = (
-        reps.groupby("q")
-        .agg(
-            reps=("rep", "size"),
-            mse_mle=("mse_mle", "mean"),
-            mse_shrinkage=("mse_shrinkage", "mean"),
-        )
-        .reset_index()
-    )
+    table = setting_means(reps, "q", {"mse_mle": "mse_mle", "mse_shrinkage": "mse_shrinkage"})
     table.to_csv(out / "e1_shrinkage.csv", index=False)
     tables = {"e1_shrinkage.csv": table}
     add_table(tables, out, PAPER_CSV, table2_next_to_paper(table))

@@ -22,8 +22,9 @@ from .runner import (
     fit,
     fit_diagnostics,
     repetition_seeds,
-    run_tasks,
+    run_repetitions,
     save_figure,
+    setting_means,
     signed_rank_p,
 )
 
@@ -67,16 +68,15 @@ def summarise(reps: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         side_gt=(reps["p_left"] > 1 - alpha) | (reps["p_right"] > 1 - alpha),
         rejected=reps["wilcoxon_p"] < alpha,
     )
-    return (
-        reps.groupby("q")
-        .agg(
-            reps=("rep", "size"),
-            mean_p_rope=("p_rope", "mean"),
-            share_p_rope_gt_95=("rope_gt", "mean"),
-            share_p_side_gt_95=("side_gt", "mean"),
-            signed_rank_rejection_rate=("rejected", "mean"),
-        )
-        .reset_index()
+    return setting_means(
+        reps,
+        "q",
+        {
+            "mean_p_rope": "p_rope",
+            "share_p_rope_gt_95": "rope_gt",
+            "share_p_side_gt_95": "side_gt",
+            "signed_rank_rejection_rate": "rejected",
+        },
     )
 
 
@@ -115,17 +115,15 @@ def run_cauchy_experiment(
         for rep in range(settings.e23_reps)
     ]
     saved = checkpoints(out, key, settings)
-    reps = pd.DataFrame(
-        run_tasks(
-            executor,
-            run_cauchy_repetition,
-            tasks,
-            title,
-            progress,
-            checkpoints=saved,
-        )
+    reps = run_repetitions(
+        executor,
+        run_cauchy_repetition,
+        tasks,
+        title,
+        progress,
+        saved,
+        out / f"{key}_repetitions.csv",
     )
-    reps.to_csv(out / f"{key}_repetitions.csv", index=False)
     table = summarise(reps)
     csv, png = {
         "e2": (CSV, FIGURE),

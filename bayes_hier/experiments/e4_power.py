@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from .e2_equivalent import run_cauchy_repetition
 from .runner import (
@@ -19,8 +18,9 @@ from .runner import (
     Settings,
     checkpoints,
     diagnostics_sentence,
-    run_tasks,
+    run_repetitions,
     save_figure,
+    setting_means,
 )
 
 EXPERIMENT_ID = 4
@@ -45,29 +45,13 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         for rep in range(settings.e4_reps)
     ]
     saved = checkpoints(out, "e4", settings)
-    reps = pd.DataFrame(
-        run_tasks(
-            executor,
-            run_repetition,
-            tasks,
-            "E4 power",
-            progress,
-            checkpoints=saved,
-        )
-    )
-    reps.to_csv(out / "e4_repetitions.csv", index=False)
+    reps = run_repetitions(executor, run_repetition, tasks, "E4 power", progress, saved, out, "e4")
     reps = reps.assign(
         hierarchical=reps["p_right"] > 0.95,
         signed_rank=(reps["wilcoxon_p"] < 0.05) & (reps["median_difference"] > 0),
     )
-    table = (
-        reps.groupby("delta0")
-        .agg(
-            reps=("rep", "size"),
-            hierarchical_power=("hierarchical", "mean"),
-            signed_rank_power=("signed_rank", "mean"),
-        )
-        .reset_index()
+    table = setting_means(
+        reps, "delta0", {"hierarchical_power": "hierarchical", "signed_rank_power": "signed_rank"}
     )
     table.to_csv(out / CSV, index=False)
     import matplotlib.pyplot as plt

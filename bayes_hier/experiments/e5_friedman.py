@@ -54,6 +54,7 @@ from .runner import (
     fit,
     fit_diagnostics,
     repetition_seeds,
+    run_repetitions,
     run_tasks,
     save_figure,
     signed_rank_p,
@@ -252,17 +253,15 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
     # The fold scheme is part of each task (and so of its checkpoint's digest).
     tasks = [(rep, truth, settings, "stratified") for rep in range(settings.e5_reps)]
-    reps = pd.DataFrame(
-        run_tasks(
-            executor,
-            analysis_repetition,
-            tasks,
-            "E5 analysis",
-            progress,
-            checkpoints=saved,
-        )
+    reps = run_repetitions(
+        executor,
+        analysis_repetition,
+        tasks,
+        "E5 analysis",
+        progress,
+        saved,
+        out / "e5_repetitions.csv",
     )
-    reps.to_csv(out / "e5_repetitions.csv", index=False)
     summary = summarise(reps)
     summary.to_csv(out / SUMMARY_CSV, index=False)
     import matplotlib.pyplot as plt

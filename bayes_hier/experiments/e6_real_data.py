@@ -79,8 +79,8 @@ def run_fit(pair: int, variant: int, frame: pd.DataFrame, settings: Settings) ->
         "wilcoxon_p": signed_rank_p(cv.means),
         **fit_diagnostics(result),
         "_shrunk": result.per_dataset["shrunk"].to_numpy(),
-        "_delta0": result._draws("delta0")[keep],
-        "_sigma0": result._draws("sigma0")[keep],
+        "_delta0": result.posterior_draws("delta0")[keep],
+        "_sigma0": result.posterior_draws("sigma0")[keep],
         "_nu": result.nu_draws[keep],
     }
 

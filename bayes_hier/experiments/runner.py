@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..parallel import InlineExecutor, make_executor, run_tasks
 from .checkpoints import Checkpoints, TaskTiming
@@ -203,7 +205,6 @@ def compile_model(engine: str = "auto") -> str:
 def add_table(tables: dict[str, Any], out: Any, name: str, frame: Any) -> None:
     """Write ``frame`` to ``out/name`` and add it to an experiment's ``tables``, if it has rows
     (a table next to the paper's is empty when a run shares no setting with it)."""
-    from pathlib import Path
 
     if len(frame):
         frame.to_csv(Path(out) / name, index=False)
@@ -223,7 +224,6 @@ def checkpoints(out: Any, key: str, settings: Settings, salt: str = "") -> Check
     reused; they stay in the folder, unread. ``salt`` names anything else the experiment's
     results depend on (E5: its classifiers); it is added to the file names' salt when given.
     """
-    from pathlib import Path
 
     from ..engines import get_engine
     from ..stan_programs import load_program
@@ -232,6 +232,37 @@ def checkpoints(out: Any, key: str, settings: Settings, salt: str = "") -> Check
     engine = get_engine(settings.engine).name
     parts = [digest] + ([engine] if engine != "pystan" else []) + ([salt] if salt else [])
     return Checkpoints(Path(out) / CHECKPOINTS / key, salt="|".join(parts))
+
+
+def run_repetitions(
+    executor: Any,
+    function: Any,
+    tasks: list[tuple[Any, ...]],
+    description: str,
+    progress: bool,
+    saved: Checkpoints,
+    out: Any,
+    key: str,
+) -> pd.DataFrame:
+    """The repetitions of experiment ``key``, one row each (``function(*task)`` returns the
+    row's dict), run by :func:`~bayes_hier.parallel.run_tasks` (reusing those ``saved`` by an
+    earlier run) and written to ``out/<key>_repetitions.csv``."""
+    reps = pd.DataFrame(
+        run_tasks(executor, function, tasks, description, progress, checkpoints=saved)
+    )
+    reps.to_csv(Path(out) / f"{key}_repetitions.csv", index=False)
+    return reps
+
+
+def setting_means(reps: pd.DataFrame, by: str, means: dict[str, str]) -> pd.DataFrame:
+    """One row per value of ``by``: the number of repetitions (``reps``) and, for every
+    ``{output: column}`` of ``means``, the mean of ``column`` over them (a share, for a column
+    of booleans)."""
+    return (
+        reps.groupby(by)
+        .agg(reps=("rep", "size"), **{name: (column, "mean") for name, column in means.items()})
+        .reset_index()
+    )
 
 
 @dataclass
@@ -264,7 +295,9 @@ __all__ = [
     "fit_diagnostics",
     "make_executor",
     "repetition_seeds",
+    "run_repetitions",
     "run_tasks",
     "save_figure",
+    "setting_means",
     "signed_rank_p",
 ]

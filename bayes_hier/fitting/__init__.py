@@ -7,7 +7,8 @@ settings record (:class:`FittedModel`). To add a model: a ``.stan`` file in ``st
 module implementing :class:`StanModel`.
 """
 
-from .driver import FittedModel, SamplerOptions, fit_model, sample_model
+from .draws import stacked_draws
+from .driver import FittedModel, SamplerOptions, fit_model, from_arguments, sample_model
 from .model import ModelInput, StanModel
 from .seeds import SeedStreams, seed_streams
 
@@ -18,6 +19,8 @@ __all__ = [
     "SeedStreams",
     "StanModel",
     "fit_model",
+    "from_arguments",
     "sample_model",
     "seed_streams",
+    "stacked_draws",
 ]

@@ -8,8 +8,9 @@ of the settings that reproduces a fit. The model (:class:`~.model.StanModel`) su
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
 
 import arviz as az
 
@@ -20,6 +21,19 @@ from ..seeding import SeedLike
 from ..stan_programs import load_program
 from .model import StanModel
 from .seeds import SeedStreams, seed_streams
+
+Settings = TypeVar("Settings")
+
+
+def from_arguments(kind: type[Settings], arguments: Mapping[str, Any]) -> Settings:
+    """A settings dataclass built from a public function's keyword arguments of the same names.
+
+    The public entry points keep their loose keyword arguments (``chains=``, ``nu_prior=``, ...)
+    and build one settings object from them: ``from_arguments(SamplerOptions, locals())`` at the
+    top of the function takes each field of ``kind`` from the argument of that name (a field
+    the function has no argument for keeps its default).
+    """
+    return kind(**{f.name: arguments[f.name] for f in fields(kind) if f.name in arguments})
 
 
 @dataclass(frozen=True)
@@ -175,4 +189,4 @@ def fit_model(
     return FittedModel(idata, model_input, diagnostics, problems, record, streams)
 
 
-__all__ = ["FittedModel", "SamplerOptions", "fit_model", "sample_model"]
+__all__ = ["FittedModel", "SamplerOptions", "fit_model", "from_arguments", "sample_model"]

@@ -31,6 +31,8 @@ class ModelInput(Protocol):
 class StanModel(Protocol):
     """One Stan model: its program and the model-specific steps of a fit.
 
+    A model may derive from this class to inherit :meth:`stan_data` and :meth:`diagnosed_view`.
+
     Attributes
     ----------
     name
@@ -53,7 +55,10 @@ class StanModel(Protocol):
         """The program's input (``.data``) and whatever the completion needs (scales, names)."""
 
     def stan_data(self, model_input: Any, program: str) -> Mapping[str, Any]:
-        """The data of ``program``: :attr:`program`, or a reference program of the same model."""
+        """The data of ``program``: ``model_input.data`` for :attr:`program`, and
+        ``model_input.matrix_data()`` for a reference program of the same model (one that reads
+        every fold instead of sufficient statistics)."""
+        return model_input.data if program == self.program else model_input.matrix_data()
 
     def initial_values(
         self, model_input: Any, chains: int, rng: np.random.Generator
@@ -71,7 +76,9 @@ class StanModel(Protocol):
         """The sampler's draws turned into the model's quantities, in the data's units."""
 
     def diagnosed_view(self, idata: az.InferenceData) -> az.InferenceData:
-        """The draws the diagnostics read (e.g. without quantities that do not exist)."""
+        """The draws the diagnostics read (e.g. without quantities that do not exist); by
+        default all of them."""
+        return idata
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,19 @@ def two_sided_t(mean: float, se: float, df: float) -> tuple[float, float]:
     return float(t), float(2 * stats.t.sf(abs(t), df))
 
 
+class ScipyPValue:
+    """``pvalue``, scipy's spelling of the ``p_value`` attribute of a test's result."""
+
+    p_value: float
+
+    @property
+    def pvalue(self) -> float:
+        """Alias of :attr:`p_value` (scipy's spelling)."""
+        return self.p_value
+
+
 @dataclass(frozen=True)
-class TestResult:
+class TestResult(ScipyPValue):
     """Outcome of a frequentist test of two models, like scipy's result objects.
 
     Attributes
@@ -78,11 +89,6 @@ class TestResult:
     n: int
     alpha: float = 0.05
     details: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def pvalue(self) -> float:
-        """Alias of :attr:`p_value` (scipy's spelling)."""
-        return self.p_value
 
     @property
     def significant(self) -> bool:

@@ -8,7 +8,7 @@ averaged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validate import check_bool, check_int
+from .._validate import check_bool, check_finite, check_int
 from ..data import DEFAULT_COLUMNS, check_key_values, finite_scores
-from ._result import check_alpha
+from ._result import ScipyPValue, check_alpha
 from .several import wilcoxon_signed_rank
 
 
@@ -144,13 +144,14 @@ def score_matrix(
             "columns={'dataset': ..., 'model': ..., 'score': ...}."
         ) from error
     values = table.to_numpy()
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{int(bad.sum())} missing, NaN or infinite scores, e.g. model {table.columns[j]!r} "
-            f"on data set {table.index[i]!r}. Every model must be scored on every data set."
-        )
+    check_finite(
+        values,
+        lambda count, i, j: (
+            f"{count} missing, NaN or infinite scores, e.g. model "
+            f"{table.columns[j]!r} on data set {table.index[i]!r}. Every model must be scored on "
+            "every data set."
+        ),
+    )
     n, k = values.shape
     if k < min_models:
         raise ValueError(
@@ -172,7 +173,7 @@ def rank_matrix(table: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFr
 
 # ---------------------------------------------------------------------------------- Friedman
 @dataclass(frozen=True)
-class FriedmanResult:
+class FriedmanResult(ScipyPValue):
     """Friedman test of equal mean ranks, with the Iman–Davenport correction.
 
     Attributes
@@ -210,11 +211,6 @@ class FriedmanResult:
     def n_models(self) -> int:
         """Number of models k."""
         return int(self.ranks.shape[1])
-
-    @property
-    def pvalue(self) -> float:
-        """Alias of :attr:`p_value` (scipy's spelling)."""
-        return self.p_value
 
     @property
     def significant(self) -> bool:
@@ -450,6 +446,22 @@ class PosthocResult:
         return f"{self.interpretation}\nMean ranks: {ranks}"
 
 
+def rank_pairs(mean_ranks: pd.Series) -> Iterator[dict[str, Any]]:
+    """Every pair of models (in the order of ``mean_ranks``) with what both post-hoc tables
+    show of it: ``first, second``, their mean ranks, the absolute difference and the model with
+    the better (lower) mean rank (``""`` when equal)."""
+    for a, b in combinations(mean_ranks.index, 2):
+        ra, rb = float(mean_ranks[a]), float(mean_ranks[b])
+        yield {
+            "first": a,
+            "second": b,
+            "rank_first": ra,
+            "rank_second": rb,
+            "rank_difference": abs(ra - rb),
+            "better": a if ra < rb else b if rb < ra else "",
+        }
+
+
 def critical_difference(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     """Nemenyi's ``CD = q_α sqrt(k(k + 1) / (6N))`` and ``q_α``.
 
@@ -509,20 +521,14 @@ def nemenyi(
     cd, q = critical_difference(k, n, alpha)
     se = np.sqrt(k * (k + 1) / (6 * n))
     rows = []
-    for a, b in combinations(fr.mean_ranks.index, 2):
-        ra, rb = float(fr.mean_ranks[a]), float(fr.mean_ranks[b])
-        z = abs(ra - rb) / se
+    for pair in rank_pairs(fr.mean_ranks):
+        z = pair["rank_difference"] / se
         rows.append(
             {
-                "first": a,
-                "second": b,
-                "rank_first": ra,
-                "rank_second": rb,
-                "rank_difference": abs(ra - rb),
-                "better": a if ra < rb else b if rb < ra else "",
+                **pair,
                 "statistic": z,
                 "p_value": float(stats.studentized_range.sf(z * np.sqrt(2), k, np.inf)),
-                "significant": bool(abs(ra - rb) >= cd),
+                "significant": bool(pair["rank_difference"] >= cd),
             }
         )
     return PosthocResult("Nemenyi", fr.mean_ranks, pd.DataFrame(rows), alpha, fr, cd, q)
@@ -564,26 +570,15 @@ def wilcoxon_holm(
     )
     table = score_matrix(scores, models=models, columns=columns, names=names, min_models=3)
     rows = []
-    for a, b in combinations(fr.mean_ranks.index, 2):
+    for pair in rank_pairs(fr.mean_ranks):
+        a, b = pair["first"], pair["second"]
         test = wilcoxon_signed_rank(
             table[a].to_numpy(),
             table[b].to_numpy(),
             names=(a, b),
             higher_is_better=higher_is_better,
         )
-        ra, rb = float(fr.mean_ranks[a]), float(fr.mean_ranks[b])
-        rows.append(
-            {
-                "first": a,
-                "second": b,
-                "rank_first": ra,
-                "rank_second": rb,
-                "rank_difference": abs(ra - rb),
-                "better": a if ra < rb else b if rb < ra else "",
-                "statistic": test.statistic,
-                "p_value": test.p_value,
-            }
-        )
+        rows.append({**pair, "statistic": test.statistic, "p_value": test.p_value})
     pairwise = pd.DataFrame(rows)
     reject, p_holm, _, _ = multipletests(pairwise["p_value"].to_numpy(), alpha, method="holm")
     pairwise["p_holm"] = p_holm

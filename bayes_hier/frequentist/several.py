@@ -18,23 +18,17 @@ from ._result import TestResult, check_alpha
 
 
 def dataset_differences(
-    x: Any,
-    y: Any = None,
-    *,
-    names: Sequence[str] | None = None,
-    models: Sequence[str] | None = None,
-    columns: Mapping[str, str] | None = None,
-    higher_is_better: bool = True,
+    x: Any, y: Any = None, **selection: Any
 ) -> tuple[np.ndarray, tuple[str, str], tuple[str, ...]]:
     """One difference ``d_i = y_i − x_i`` per data set, with the model and data-set names.
 
     ``x`` and ``y`` are 1-D (one score per data set; a :class:`pandas.Series` lends its index as
     data-set names) or fold scores (2-D arrays, lists of arrays, a tidy frame or a
-    :class:`CVData`), which are validated by :class:`CVData` and averaged per data set.
+    :class:`CVData`), which are validated by :class:`CVData` and averaged per data set;
+    ``selection`` (``names, models, columns, higher_is_better``) as for
+    ``bayes_hier.data.per_dataset_differences``.
     """
-    data = per_dataset_differences(
-        x, y, names=names, models=models, columns=columns, higher_is_better=higher_is_better
-    )
+    data = per_dataset_differences(x, y, **selection)
     if data.differences.size < 2:
         raise ValueError(f"At least 2 data sets are needed; got {data.differences.size}.")
     return data.differences, data.names, data.datasets

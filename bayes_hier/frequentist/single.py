@@ -50,6 +50,19 @@ def one_dataset(
     )
 
 
+def mean_difference_ttest(
+    test: str, cv: CVData, standard_error: float, alpha: float, details: dict[str, Any]
+) -> TestResult:
+    """The t-test of the mean fold difference ``d̄`` of the one data set of ``cv``:
+    ``t = d̄ / standard_error``, two-sided p from Student's t with ``n − 1`` df
+    (:func:`two_sided_t`); the paired and the corrected resampled t-tests differ only in the
+    standard error."""
+    n = int(cv.n[0])
+    mean = float(cv.means[0])
+    t, p = two_sided_t(mean, standard_error, n - 1)
+    return TestResult(test, t, p, n - 1, cv.names, mean, "mean difference", n, alpha, details)
+
+
 def paired_ttest(
     x: Any,
     y: Any = None,
@@ -100,20 +113,9 @@ def paired_ttest(
         columns=columns,
         higher_is_better=higher_is_better,
     )
-    n = int(cv.n[0])
-    mean, sd = float(cv.means[0]), float(cv.stds[0])
-    t, p = two_sided_t(mean, sd / np.sqrt(n), n - 1)
-    return TestResult(
-        "Paired t-test",
-        t,
-        p,
-        n - 1,
-        cv.names,
-        mean,
-        "mean difference",
-        n,
-        alpha,
-        {"std": sd},
+    sd = float(cv.stds[0])
+    return mean_difference_ttest(
+        "Paired t-test", cv, sd / np.sqrt(int(cv.n[0])), alpha, {"std": sd}
     )
 
 
@@ -164,18 +166,10 @@ def corrected_resampled_ttest(
         columns=columns,
         higher_is_better=higher_is_better,
     )
-    n = int(cv.n[0])
-    mean = float(cv.means[0])
-    t, p = two_sided_t(mean, float(cv.standard_errors[0]), n - 1)
-    return TestResult(
+    return mean_difference_ttest(
         "Corrected resampled t-test",
-        t,
-        p,
-        n - 1,
-        cv.names,
-        mean,
-        "mean difference",
-        n,
+        cv,
+        float(cv.standard_errors[0]),
         alpha,
         {
             "std": float(cv.stds[0]),

@@ -8,7 +8,7 @@ from typing import Any
 from .._validate import check_bool, check_fraction
 from ..data import CVData, as_cvdata
 from ..engines import Engine
-from ..fitting import SamplerOptions, fit_model, seed_streams
+from ..fitting import SamplerOptions, fit_model, from_arguments, seed_streams
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike
@@ -120,15 +120,8 @@ def hierarchical_test(
     (:class:`~bayes_hier.hierarchical.model.HierarchicalModel`: the Stan data, rescaled; initial
     values; sampling; the completed posterior) and the diagnostics -> the result.
     """
-    options = SamplerOptions(
-        chains=chains,
-        draws=draws,
-        warmup=warmup,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
-        engine=engine,
-        progress=progress,
-    )
+    options = from_arguments(SamplerOptions, locals())
+    prior = from_arguments(HierarchicalPrior, locals())
     cv, parsed_rope = prepare_input(
         x,
         y,
@@ -139,14 +132,6 @@ def hierarchical_test(
         columns=columns,
         rho=rho,
         higher_is_better=higher_is_better,
-    )
-    prior = HierarchicalPrior(
-        nu_prior=nu_prior,
-        sigma_factor=sigma_factor,
-        sigma0_factor=sigma0_factor,
-        delta0_bound=delta0_bound,
-        alpha_range=alpha_range,
-        beta_range=beta_range,
     )
     warn = check_bool(warn, "warn")
     hdi_prob = check_fraction(hdi_prob, "hdi_prob")

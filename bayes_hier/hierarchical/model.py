@@ -11,11 +11,10 @@ import numpy as np
 import xarray as xr
 
 from ..data import CVData
-from ..rope import Rope
+from ..fitting.model import StanModel
 from .likelihood import delta_full_conditional
 from .model_input import (
     NU_PRIORS,
-    HierarchicalPrior,
     ModelInput,
     build_model_input,
     initial_values,
@@ -98,28 +97,19 @@ def complete_posterior(
     return idata
 
 
-class HierarchicalModel:
-    """The two-model hierarchical model of Corani et al. (2017) (see :func:`hierarchical_test`)."""
+class HierarchicalModel(StanModel):
+    """The two-model hierarchical model of Corani et al. (2017) (see :func:`hierarchical_test`).
+
+    ``hierarchical.stan`` reads sufficient statistics; the reference program
+    ``hierarchical_matrix.stan`` the raw differences."""
 
     name = "hierarchical test"
     program = "hierarchical"
     diagnosed = DIAGNOSED
     result_type = HierarchicalResult
 
-    def build_input(
-        self, data: CVData, rope: Rope, prior: HierarchicalPrior, rng: np.random.Generator
-    ) -> ModelInput:
-        return build_model_input(data, rope, prior, rng)
-
-    def stan_data(self, model_input: ModelInput, program: str) -> Mapping[str, Any]:
-        """``hierarchical.stan`` reads sufficient statistics; the reference program
-        ``hierarchical_matrix.stan`` the raw differences."""
-        return model_input.data if program == self.program else model_input.matrix_data()
-
-    def initial_values(
-        self, model_input: ModelInput, chains: int, rng: np.random.Generator
-    ) -> list[dict[str, Any]]:
-        return initial_values(model_input, chains, rng)
+    build_input = staticmethod(build_model_input)
+    initial_values = staticmethod(initial_values)
 
     def coordinates(
         self, data: CVData, model_input: ModelInput
@@ -138,9 +128,6 @@ class HierarchicalModel:
         rng: np.random.Generator,
     ) -> az.InferenceData:
         return complete_posterior(idata, model_input, rng)
-
-    def diagnosed_view(self, idata: az.InferenceData) -> az.InferenceData:
-        return idata
 
 
 #: The one instance :func:`~bayes_hier.hierarchical.hierarchical_test` fits.

@@ -47,8 +47,48 @@ def check_nu_prior(
     return check_range(alpha_range, "alpha_range"), check_range(beta_range, "beta_range")
 
 
+class NuPrior:
+    """The prior of ν that the two-model and the joint model share (a base of their priors).
+
+    ``nu_prior`` names it (:data:`~bayes_hier.hierarchical.NU_PRIORS`); ``alpha_range`` and
+    ``beta_range`` bound the uniform priors on the shape α and rate β of ν − 1 ~ Gamma(α, β)
+    under ``"hierarchical"``.
+    A frozen dataclass deriving from it declares the three fields; its ``__post_init__`` checks
+    them with :func:`check_nu_prior` and stores the ranges as pairs of floats.
+    """
+
+    nu_prior: str
+    alpha_range: tuple[float, float]
+    beta_range: tuple[float, float]
+
+    def __post_init__(self) -> None:
+        ranges = check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
+        object.__setattr__(self, "alpha_range", ranges[0])
+        object.__setattr__(self, "beta_range", ranges[1])
+
+    @property
+    def heavy_tailed(self) -> bool:
+        """Whether the population is Student-t (every ν prior except ``"gaussian"``)."""
+        return self.nu_prior != "gaussian"
+
+    def stan_data(self) -> dict[str, Any]:
+        """The Stan data of the ν prior: the switch ``nu_prior``
+        (:data:`~bayes_hier.hierarchical.NU_PRIORS`), the fixed Gamma's ``nu_shape, nu_rate``
+        (1, 1 where unused) and the bounds of α and β."""
+        switch, gamma = NU_PRIORS[self.nu_prior]
+        return {
+            "nu_prior": switch,
+            "nu_shape": gamma[0] if gamma else 1.0,
+            "nu_rate": gamma[1] if gamma else 1.0,
+            "alpha_lower": self.alpha_range[0],
+            "alpha_upper": self.alpha_range[1],
+            "beta_lower": self.beta_range[0],
+            "beta_upper": self.beta_range[1],
+        }
+
+
 @dataclass(frozen=True)
-class HierarchicalPrior:
+class HierarchicalPrior(NuPrior):
     """Hyper-parameters of the hierarchical model (Corani et al., 2017; conventions §3).
 
     Attributes
@@ -82,14 +122,7 @@ class HierarchicalPrior:
         if self.delta0_bound is not None:
             bound = check_positive(self.delta0_bound, "delta0_bound")
             object.__setattr__(self, "delta0_bound", bound)
-        ranges = check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
-        object.__setattr__(self, "alpha_range", ranges[0])
-        object.__setattr__(self, "beta_range", ranges[1])
-
-    @property
-    def heavy_tailed(self) -> bool:
-        """Whether the population is Student-t (every ν prior except ``"gaussian"``)."""
-        return self.nu_prior != "gaussian"
+        super().__post_init__()
 
 
 @dataclass(frozen=True)
@@ -242,7 +275,6 @@ def build_model_input(
             f"delta0_bound={prior.delta0_bound} is smaller than the largest mean difference "
             f"({np.abs(means).max() * scale:g}); the population mean must be able to reach it."
         )
-    switch, gamma = NU_PRIORS[prior.nu_prior]
     delta0_centre, delta0_spread = delta0_centre_and_spread(means, spread_of_means)
     data: dict[str, Any] = {
         "q": cv.q,
@@ -253,13 +285,7 @@ def build_model_input(
         "delta0_bound": delta0_bound,
         "delta0_centre": delta0_centre,
         "delta0_spread": delta0_spread,
-        "nu_prior": switch,
-        "nu_shape": gamma[0] if gamma else 1.0,
-        "nu_rate": gamma[1] if gamma else 1.0,
-        "alpha_lower": prior.alpha_range[0],
-        "alpha_upper": prior.alpha_range[1],
-        "beta_lower": prior.beta_range[0],
-        "beta_upper": prior.beta_range[1],
+        **prior.stan_data(),
         "xbar": means,
         "ss": ss,
     }

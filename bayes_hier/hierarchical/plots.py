@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..plots import _axes
+from ..plots import figure_and_axes
 from ..rope import Rope
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def plot_shrinkage(
     """
     if sort:
         table = table.sort_values("mle").reset_index(drop=True)
-    fig, ax = _axes(ax, (7, max(4.0, 0.18 * len(table) + 1.5)))
+    fig, ax = figure_and_axes(ax, (7, max(4.0, 0.18 * len(table) + 1.5)))
     rows = np.arange(len(table))
     _shade_rope(ax, rope)
     ax.hlines(
@@ -88,7 +88,7 @@ def plot_density(
     ν_k is infinite) over ``draws`` of the posterior draws ``delta0, sigma0, nu`` (equal
     lengths), picked with ``numpy.random.default_rng(seed)``.
     """
-    fig, ax = _axes(ax, (7, 4.5))
+    fig, ax = figure_and_axes(ax, (7, 4.5))
     shrunk = np.asarray(shrunk, float)
     pick = np.random.default_rng(seed).choice(delta0.size, min(draws, delta0.size), replace=False)
     spread = max(np.ptp(shrunk), 4 * float(np.median(sigma0)), 1e-12)

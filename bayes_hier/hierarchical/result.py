@@ -13,6 +13,7 @@ import pandas as pd
 from ..data import CVData
 from ..decision import OUTCOMES
 from ..diagnostics import convergence_problems
+from ..fitting.draws import stacked_draws
 from ..formatting import toward_half
 from ..probabilities import (
     Probabilities,
@@ -114,21 +115,20 @@ class HierarchicalResult(ComparisonResult):
         return tuple(convergence_problems(self.diagnostics))
 
     # ------------------------------------------------------------------ draws
-    def _draws(self, name: str) -> np.ndarray:
+    def posterior_draws(self, name: str) -> np.ndarray:
         """Draws of a scalar or vector variable with chains stacked: shape (m,) or (m, k)."""
-        values = self.idata.posterior[name].values
-        return values.reshape(values.shape[0] * values.shape[1], *values.shape[2:])
+        return stacked_draws(self.idata, name)
 
     @cached_property
     def nu_draws(self) -> np.ndarray:
         """Draws of ν (infinite for the Gaussian population)."""
         if self.prior.nu_prior == "gaussian":
-            return np.full(self._draws("delta0").shape, np.inf)
-        return self._draws("nu").reshape(-1)
+            return np.full(self.posterior_draws("delta0").shape, np.inf)
+        return self.posterior_draws("nu").reshape(-1)
 
     def _simplex_sample(self, rope: Rope) -> np.ndarray:
         return student_t_region_masses(
-            self._draws("delta0"), self._draws("sigma0"), self.nu_draws, rope
+            self.posterior_draws("delta0"), self.posterior_draws("sigma0"), self.nu_draws, rope
         )
 
     @cached_property
@@ -165,7 +165,7 @@ class HierarchicalResult(ComparisonResult):
     @cached_property
     def population(self) -> PopulationSummary:
         """Summary of the population mean difference δ₀ (conventions §3.3.2)."""
-        delta0 = self._draws("delta0")
+        delta0 = self.posterior_draws("delta0")
         low, high = hdi(delta0, self.hdi_prob)
         return PopulationSummary(
             float(delta0.mean()), low, high, self.hdi_prob, region_shares(delta0, self.rope)
@@ -175,7 +175,7 @@ class HierarchicalResult(ComparisonResult):
     def per_dataset(self) -> pd.DataFrame:
         """Per data set: MLE (mean difference), shrinkage estimate E[δ_i | data], its HDI and
         P(δ_i < low), P(rope), P(δ_i > high), in the original units (conventions §3.3.3)."""
-        delta = self._draws("delta")
+        delta = self.posterior_draws("delta")
         rows = []
         for i, name in enumerate(self.cv.datasets):
             low, high = hdi(delta[:, i], self.hdi_prob)
@@ -273,8 +273,8 @@ class HierarchicalResult(ComparisonResult):
 
         return plot_density(
             self.per_dataset["shrunk"].to_numpy(),
-            self._draws("delta0"),
-            self._draws("sigma0"),
+            self.posterior_draws("delta0"),
+            self.posterior_draws("sigma0"),
             self.nu_draws,
             rope=self.rope,
             names=self.names,

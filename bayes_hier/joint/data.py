@@ -17,8 +17,8 @@ import numpy as np
 
 from .._validate import check_bool
 from ..callers import user_stacklevel
-from ..compare.tidy import KEYS, MissingDataWarning, ModelScores
 from ..data import per_dataset_values
+from ..scores import KEYS, MissingDataWarning, ModelScores
 
 
 def observed_in(blocks: Sequence[np.ndarray]) -> np.ndarray:
@@ -27,8 +27,25 @@ def observed_in(blocks: Sequence[np.ndarray]) -> np.ndarray:
     return np.array([np.isfinite(block[0]) for block in blocks])
 
 
+class ScoreBlocks:
+    """Scores held as one block per data set (runs x folds rows, k columns), a model not run on
+    a data set being a column of NaN there: which models each data set has."""
+
+    scores: tuple[np.ndarray, ...]
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Whether model a was run on data set i, shape (q, k) (its column is not NaN)."""
+        return observed_in(self.scores)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every model was run on every data set."""
+        return bool(self.observed.all())
+
+
 @dataclass(frozen=True)
-class MultiCVData:
+class MultiCVData(ScoreBlocks):
     """Paired cross-validation scores of k models on q data sets.
 
     Attributes
@@ -95,16 +112,6 @@ class MultiCVData:
         return np.array([block.shape[0] for block in self.scores])
 
     @property
-    def observed(self) -> np.ndarray:
-        """Whether model a was run on data set i, shape (q, k) (its column is not NaN)."""
-        return observed_in(self.scores)
-
-    @property
-    def complete(self) -> bool:
-        """Whether every model was run on every data set."""
-        return bool(self.observed.all())
-
-    @property
     def means(self) -> np.ndarray:
         """Mean score of every model on every data set, shape (q, k); NaN where it is missing."""
         return np.array([block.mean(axis=0) for block in self.scores])
@@ -118,11 +125,11 @@ class MultiCVData:
         higher_is_better: bool = True,
     ) -> MultiCVData:
         """Build from the validated tidy table of ``compare``
-        (:func:`bayes_hier.compare.tidy.model_scores`: a tidy frame or ``{model: matrix}``).
+        (:func:`bayes_hier.scores.model_scores`: a tidy frame or ``{model: matrix}``).
 
         A model without any score on a data set (no rows, or NaN on every fold) is missing there:
         its column is NaN. Data sets with fewer than 2 models carry no information on the
-        differences and are dropped with a :class:`~bayes_hier.compare.tidy.MissingDataWarning`
+        differences and are dropped with a :class:`~bayes_hier.scores.MissingDataWarning`
         naming them.
 
         Parameters

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_bool, check_fraction
-from ..compare.core import package_versions
-from ..compare.frequentist import frequentist_view
-from ..compare.tidy import ModelScores, PairUsage, model_scores
 from ..engines import Engine
-from ..fitting import SamplerOptions, fit_model, seed_streams
+from ..fitting import SamplerOptions, fit_model, from_arguments, seed_streams
+from ..frequentist.view import frequentist_view
 from ..rope import Rope, RopeLike
+from ..scores import ModelScores, PairUsage, model_scores
 from ..seeding import SeedLike
+from ..versions import package_versions
 from .data import MultiCVData
 from .model import JOINT
 from .model_input import JointPrior
@@ -92,15 +92,8 @@ def joint_test(
     -------
     JointResult
     """
-    options = SamplerOptions(
-        chains=chains,
-        draws=draws,
-        warmup=warmup,
-        adapt_delta=adapt_delta,
-        max_treedepth=max_treedepth,
-        engine=engine,
-        progress=progress,
-    )
+    options = from_arguments(SamplerOptions, locals())
+    prior = from_arguments(JointPrior, locals())
     higher_is_better = check_bool(higher_is_better, "higher_is_better")
     hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
     warn = check_bool(warn, "warn")
@@ -113,7 +106,6 @@ def joint_test(
     check_enough_datasets(cv.q, cv.k)
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
-    prior = JointPrior(nu_prior=nu_prior, alpha_range=alpha_range, beta_range=beta_range)
     fitted = fit_model(
         JOINT,
         cv,
@@ -177,18 +169,7 @@ def pair_usage(data: MultiCVData, pair: tuple[str, str], folds: dict[str, int]) 
 
 
 def compare_joint(
-    data: Any,
-    rope: RopeLike = 0.01,
-    *,
-    models: Sequence[str] | None = None,
-    control: str | None = None,
-    higher_is_better: bool = True,
-    columns: Mapping[str, str] | None = None,
-    runs: int = 1,
-    seed: SeedLike = None,
-    alpha: float = 0.05,
-    progress: bool = False,
-    **options: Any,
+    data: Any, rope: RopeLike = 0.01, *, control: str | None = None, **options: Any
 ) -> JointResult:
     """``compare(..., method="joint")``: :func:`joint_test` with ``compare``'s arguments.
 
@@ -196,8 +177,9 @@ def compare_joint(
     refused. ``compare``'s ``jobs``, ``scheduler`` and ``min_folds`` are accepted and have no
     effect: the chains of the one fit already run in parallel, and the joint model takes a model
     on a data set with all its folds or not at all (it raises instead of dropping folds; a model
-    with no scores on a data set is missing there). ``options`` go to
-    :func:`joint_test` (``chains``, ``draws``, ``warmup``, ``engine``, ``nu_prior``, ...).
+    with no scores on a data set is missing there). The other ``options`` go to
+    :func:`joint_test` (``models``, ``columns``, ``runs``, ``higher_is_better``, ``seed``,
+    ``alpha``, ``progress``, ``chains``, ``draws``, ``warmup``, ``engine``, ``nu_prior``, ...).
     """
     if control is not None:
         raise ValueError(
@@ -205,18 +187,7 @@ def compare_joint(
         )
     for ignored in ("jobs", "scheduler", "min_folds"):
         options.pop(ignored, None)
-    return joint_test(
-        data,
-        rope,
-        models=models,
-        columns=columns,
-        runs=runs,
-        higher_is_better=higher_is_better,
-        seed=seed,
-        alpha=alpha,
-        progress=progress,
-        **options,
-    )
+    return joint_test(data, rope, **options)
 
 
 __all__ = ["compare_joint", "joint_test", "pair_usage"]

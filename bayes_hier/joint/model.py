@@ -10,9 +10,9 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from ..rope import Rope
+from ..fitting.model import StanModel
 from .data import MultiCVData
-from .model_input import JointModelInput, JointPrior, build_joint_input, initial_values
+from .model_input import JointModelInput, build_joint_input, initial_values
 from .posterior import complete_posterior
 from .result import JointResult
 
@@ -33,28 +33,19 @@ def diagnosed_view(idata: az.InferenceData) -> az.InferenceData:
     return az.InferenceData(posterior=view, sample_stats=idata.sample_stats)
 
 
-class JointModel:
-    """One hierarchical model of k models on q data sets (see :func:`joint_test`)."""
+class JointModel(StanModel):
+    """One hierarchical model of k models on q data sets (see :func:`joint_test`).
+
+    ``joint.stan`` reads sufficient statistics; the reference program ``joint_matrix.stan`` the
+    contrasts of every fold."""
 
     name = "joint model"
     program = "joint"
     diagnosed = DIAGNOSED
     result_type = JointResult
 
-    def build_input(
-        self, data: MultiCVData, rope: Rope, prior: JointPrior, rng: np.random.Generator
-    ) -> JointModelInput:
-        return build_joint_input(data, rope, prior, rng)
-
-    def stan_data(self, model_input: JointModelInput, program: str) -> Mapping[str, Any]:
-        """``joint.stan`` reads sufficient statistics; the reference program
-        ``joint_matrix.stan`` the contrasts of every fold."""
-        return model_input.data if program == self.program else model_input.matrix_data()
-
-    def initial_values(
-        self, model_input: JointModelInput, chains: int, rng: np.random.Generator
-    ) -> list[dict[str, Any]]:
-        return initial_values(model_input, chains, rng)
+    build_input = staticmethod(build_joint_input)
+    initial_values = staticmethod(initial_values)
 
     def coordinates(
         self, data: MultiCVData, model_input: JointModelInput

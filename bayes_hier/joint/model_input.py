@@ -18,21 +18,20 @@ from typing import Any
 import numpy as np
 
 from ..callers import user_stacklevel
-from ..compare.tidy import MissingDataWarning
 from ..data import CVData
 from ..hierarchical.model_input import (
-    NU_PRIORS,
-    check_nu_prior,
+    NuPrior,
     is_rounding_noise,
     perturb_constant,
 )
 from ..rope import Rope
+from ..scores import MissingDataWarning
 from .contrasts import helmert_contrasts, observed_contrasts
-from .data import MultiCVData, observed_in
+from .data import MultiCVData, ScoreBlocks
 
 
 @dataclass(frozen=True)
-class JointPrior:
+class JointPrior(NuPrior):
     """Hyper-parameters of the joint model (``stan/joint.stan``).
 
     θ₀ is flat and Σ₀ and every Ω_i have the orthogonally invariant prior ``p(M) ∝ |M|^(−1/2)``
@@ -52,16 +51,6 @@ class JointPrior:
     nu_prior: str = "hierarchical"
     alpha_range: tuple[float, float] = (0.5, 5.0)
     beta_range: tuple[float, float] = (0.05, 0.15)
-
-    def __post_init__(self) -> None:
-        ranges = check_nu_prior(self.nu_prior, self.alpha_range, self.beta_range)
-        object.__setattr__(self, "alpha_range", ranges[0])
-        object.__setattr__(self, "beta_range", ranges[1])
-
-    @property
-    def heavy_tailed(self) -> bool:
-        """Whether the population is multivariate Student-t (every ν prior but ``"gaussian"``)."""
-        return self.nu_prior != "gaussian"
 
 
 @dataclass(frozen=True)
@@ -145,7 +134,7 @@ def calibration_fields(d: int) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class JointModelInput:
+class JointModelInput(ScoreBlocks):
     """Everything a fit of the joint model needs, in rescaled units.
 
     Attributes
@@ -178,23 +167,13 @@ class JointModelInput:
     perturbed: tuple[str, ...]
     data: dict[str, Any]
 
-    @property
-    def observed_models(self) -> np.ndarray:
-        """Whether model a was run on data set i (q × k booleans)."""
-        return observed_in(self.scores)
-
-    @property
-    def complete(self) -> bool:
-        """Whether every model was run on every data set."""
-        return bool(self.observed_models.all())
-
     def matrix_data(self) -> dict[str, Any]:
         """The data of the reference program ``joint_matrix.stan``: the contrasts of all folds,
         each data set's own contrasts of its observed models padded with zeros to k − 1."""
         d = self.contrasts.shape[0]
         y = np.zeros((sum(block.shape[0] for block in self.scores), d))
         start = 0
-        for block, run in zip(self.scores, self.observed_models):
+        for block, run in zip(self.scores, self.observed):
             own, _ = observed_contrasts(self.contrasts, run)
             y[start : start + block.shape[0], : own.shape[0]] = block[:, run] @ own.T
             start += block.shape[0]
@@ -410,7 +389,6 @@ def build_joint_input(
     a, b = 1 - data.rho, 1 + (n - 1) * data.rho
     noise = scatters / ((n - 1) * a)[:, None, None]
     population = population_estimate(means, (b / n)[:, None, None] * noise, design)
-    switch, gamma = NU_PRIORS[prior.nu_prior]
     stan_data: dict[str, Any] = {
         "k": data.k,
         "q": data.q,
@@ -422,13 +400,7 @@ def build_joint_input(
         "observed": sizes.astype(int).tolist(),
         "design": design,
         "population_basis": np.linalg.cholesky(population),
-        "nu_prior": switch,
-        "nu_shape": gamma[0] if gamma else 1.0,
-        "nu_rate": gamma[1] if gamma else 1.0,
-        "alpha_lower": prior.alpha_range[0],
-        "alpha_upper": prior.alpha_range[1],
-        "beta_lower": prior.beta_range[0],
-        "beta_upper": prior.beta_range[1],
+        **prior.stan_data(),
         **(calibration_fields(d) if calibration is None else calibration.stan_data(d)),
     }
     return JointModelInput(

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..plots import figure_and_axes
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -15,19 +17,10 @@ if TYPE_CHECKING:
 JointResultLike = Any
 
 
-def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=size)
-        return fig, ax
-    return ax.figure, ax
-
-
 def plot_rank_probabilities(result: JointResultLike, ax: Axes | None = None) -> Figure:
     """Annotated heatmap of P(rank r) on a new data set, models by expected rank."""
     table = result.rank_probabilities.loc[result.order]
-    fig, ax = _axes(ax, (1.2 + 0.9 * table.shape[1], 0.8 + 0.55 * table.shape[0]))
+    fig, ax = figure_and_axes(ax, (1.2 + 0.9 * table.shape[1], 0.8 + 0.55 * table.shape[0]))
     image = ax.imshow(table.to_numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
     for (row, column), value in np.ndenumerate(table.to_numpy()):
         ax.text(
@@ -51,7 +44,7 @@ def plot_rank_probabilities(result: JointResultLike, ax: Axes | None = None) -> 
 def plot_p_best(result: JointResultLike, ax: Axes | None = None) -> Figure:
     """Horizontal bars of P(best) and P(practically best: within the rope of the best)."""
     ranking = result.ranking
-    fig, ax = _axes(ax, (6.5, 0.8 + 0.5 * len(ranking)))
+    fig, ax = figure_and_axes(ax, (6.5, 0.8 + 0.5 * len(ranking)))
     positions = np.arange(len(ranking))
     ax.barh(positions + 0.2, ranking["p_best"], height=0.4, label="P(best)", color="C0")
     ax.barh(
@@ -101,7 +94,7 @@ def plot_bayesian_cd(result: JointResultLike, ax: Axes | None = None) -> Figure:
     """
     expected = result.expected_rank.loc[result.order]
     k = len(expected)
-    fig, ax = _axes(ax, (7.5, 1.6 + 0.35 * k))
+    fig, ax = figure_and_axes(ax, (7.5, 1.6 + 0.35 * k))
     ax.set_xlim(0.5, k + 0.5)
     ax.hlines(0, 1, k, color="black", linewidth=1)
     ax.set_xticks(range(1, k + 1))

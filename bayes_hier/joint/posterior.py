@@ -143,7 +143,7 @@ def complete_posterior(
     pairs = pair_labels(models)
     indices = [(models.index(a), models.index(b)) for a, b in pairs]
     vectors = pair_vectors(contrasts, indices)
-    observed_vectors = observed_pair_vectors(contrasts, model_input.observed_models, indices)
+    observed_vectors = observed_pair_vectors(contrasts, model_input.observed, indices)
     quadratic = "pj,...jl,pl->...p"
     model_level = {
         "mu0": (scale * theta0 @ contrasts, ("chain", "draw", "model")),

@@ -21,6 +21,7 @@ import xarray as xr
 from ..compare.result import ManyModelResult
 from ..data import CVData
 from ..diagnostics import diagnostic_problems, warn_on_problems
+from ..fitting.draws import stacked_draws
 from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
 from ..probabilities import region_shares
@@ -168,8 +169,7 @@ class JointResult(ManyModelResult):
 
     # ------------------------------------------------------------------ draws
     def _stacked(self, name: str) -> np.ndarray:
-        values = self.idata.posterior[name].values
-        return values.reshape(-1, *values.shape[2:])
+        return stacked_draws(self.idata, name)
 
     @cached_property
     def next_sample(self) -> np.ndarray:
@@ -304,7 +304,7 @@ class JointResult(ManyModelResult):
         """Per pair: region shares of the population mean difference δ₀ (left, rope, right)."""
         rows = []
         for (first, second), result in self.pair_results.items():
-            probs = region_shares(result._draws("delta0"), self.rope)
+            probs = region_shares(result.posterior_draws("delta0"), self.rope)
             rows.append({"first": first, "second": second, **probs._asdict()})
         return pd.DataFrame(rows)
 

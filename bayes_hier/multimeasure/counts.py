@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validate import check_bool, check_pair_names
+from .._validate import check_bool, check_finite, check_pair_names
 
 #: Largest number of measures: ``2^16 = 65,536`` statements. Beyond that every posterior draw of
 #: the Dirichlet test needs more than 10^5 gamma variates (10^5 draws take minutes and gigabytes)
@@ -242,13 +242,9 @@ class DominanceCounts:
         if self.n_statements > 16:
             order = [k for k in np.argsort(-self.counts, kind="stable") if self.counts[k] > 0][:16]
             lines.append("  (the 16 largest non-zero counts)")
-        labels = self.labels
-        width = max(len(labels[k]) for k in order)
-        for k in order:
-            lines.append(
-                f"  [{k:>{len(str(self.n_statements - 1))}}] {labels[k]:<{width}}  "
-                f"{self.counts[k]:g}"
-            )
+        digits = len(str(self.n_statements - 1))
+        for k, label in zip(order, padded_labels(self.labels, order)):
+            lines.append(f"  [{k:>{digits}}] {label}  {self.counts[k]:g}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -258,6 +254,12 @@ class DominanceCounts:
             if self.n_statements <= 16
             else f"DominanceCounts(<{self.n_statements} statements>, measures={self.measures!r})"
         )
+
+
+def padded_labels(labels: Sequence[str], order: Sequence[int]) -> list[str]:
+    """``labels[k]`` for ``k`` in ``order``, padded to one width (a column of a text listing)."""
+    width = max(len(labels[k]) for k in order)
+    return [labels[k].ljust(width) for k in order]
 
 
 # ---------------------------------------------------------------------- input conversion
@@ -468,13 +470,13 @@ def dominance_counts(
         raise ValueError(f"Got {len(measures)} measure names for {m} columns.")
     cases = tuple(index_a if index_a is not None else index_b if index_b is not None else range(n))
     for label, values in (("a", values_a), ("b", values_b)):
-        bad = ~np.isfinite(values)
-        if bad.any():
-            i, j = np.argwhere(bad)[0]
-            raise ValueError(
-                f"{label} has {int(bad.sum())} NaN or infinite values, e.g. case {cases[i]!r}, "
-                f"measure {measures[j]!r}. Remove the case or fill in the value."
-            )
+        check_finite(
+            values,
+            lambda count, i, j, label=label: (
+                f"{label} has {count} NaN or infinite values, e.g. "
+                f"case {cases[i]!r}, measure {measures[j]!r}. Remove the case or fill in the value."
+            ),
+        )
     directions = _directions(higher_is_better, measures)
     sign = np.where(directions, 1.0, -1.0)
     d = (values_b - values_a) * sign

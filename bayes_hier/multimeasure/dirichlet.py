@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._validate import check_int, check_positive
 from ..seeding import SeedLike, resolve_seed
-from .counts import DominanceCounts
+from .counts import DominanceCounts, padded_labels
 from .network import BayesianNetwork, learn_structure
 
 if TYPE_CHECKING:
@@ -170,11 +170,9 @@ class DominanceProbabilities:
             edges = ", ".join(f"{p} -> {c}" for p, c in self.network.edges) or "none"
             lines.append(f"  learned edges: {edges}")
         order = np.argsort(-self.probs, kind="stable")[:10]
-        labels = self.labels
-        width = max(len(labels[k]) for k in order)
-        for k in order:
+        for k, label in zip(order, padded_labels(self.labels, order)):
             lines.append(
-                f"  P({labels[k]:<{width}} is most probable) = {self.probs[k]:.4f}"
+                f"  P({label} is most probable) = {self.probs[k]:.4f}"
                 f"  (count {self.counts.counts[k]:g})"
             )
         if self.counts.n_statements > 10:
