@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -76,4 +76,32 @@ def plot_simplex(
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(title or "Posterior on the simplex (colour: most probable outcome)")
+    return fig
+
+
+def plot_rank_probabilities(result: Any, ax: Axes | None = None) -> Figure:
+    """Annotated heatmap of P(rank r) on a new data set, models by expected rank.
+
+    ``result`` has ``rank_probabilities`` (models x ranks) and ``order`` (the models by expected
+    rank): a joint or a rank model's result.
+    """
+    table = result.rank_probabilities.loc[result.order]
+    fig, ax = figure_and_axes(ax, (1.2 + 0.9 * table.shape[1], 0.8 + 0.55 * table.shape[0]))
+    image = ax.imshow(table.to_numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for (row, column), value in np.ndenumerate(table.to_numpy()):
+        ax.text(
+            column,
+            row,
+            f"{value:.2f}",
+            ha="center",
+            va="center",
+            color="white" if value > 0.6 else "black",
+            fontsize=9,
+        )
+    ax.set_xticks(range(table.shape[1]), [str(r) for r in table.columns])
+    ax.set_yticks(range(table.shape[0]), list(table.index))
+    ax.set_xlabel("rank on a new data set (1 = best)")
+    ax.set_title("Joint model: rank probabilities")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
     return fig

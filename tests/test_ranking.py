@@ -22,8 +22,8 @@ from bayes_hier.ranking import (
 )
 from bayes_hier.ranking.bradley_terry import BradleyTerryData
 from bayes_hier.ranking.bradley_terry import build_input as build_bt_input
-from bayes_hier.ranking.ranks import rank_table, simulated_rankings, softmax
 from bayes_hier.ranking.result import RankingFit, RankingResult, pair_results
+from bayes_hier.ranks import rank_table, simulated_rankings, softmax
 
 
 def _frame(cells: dict) -> pd.DataFrame:

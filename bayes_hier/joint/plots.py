@@ -1,4 +1,5 @@
-"""Plots of the joint model: rank probabilities, P(best) and a Bayesian CD-like diagram."""
+"""Plots of the joint model: rank probabilities (the heatmap every k-model result shares), P(best)
+and a Bayesian CD-like diagram."""
 
 from __future__ import annotations
 
@@ -15,30 +16,6 @@ if TYPE_CHECKING:
 #: What the plots take: a :class:`~bayes_hier.joint.JointResult`. Duck-typed, so that this module
 #: does not import the result module, which imports this one to plot itself (no import cycle).
 JointResultLike = Any
-
-
-def plot_rank_probabilities(result: JointResultLike, ax: Axes | None = None) -> Figure:
-    """Annotated heatmap of P(rank r) on a new data set, models by expected rank."""
-    table = result.rank_probabilities.loc[result.order]
-    fig, ax = figure_and_axes(ax, (1.2 + 0.9 * table.shape[1], 0.8 + 0.55 * table.shape[0]))
-    image = ax.imshow(table.to_numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
-    for (row, column), value in np.ndenumerate(table.to_numpy()):
-        ax.text(
-            column,
-            row,
-            f"{value:.2f}",
-            ha="center",
-            va="center",
-            color="white" if value > 0.6 else "black",
-            fontsize=9,
-        )
-    ax.set_xticks(range(table.shape[1]), [str(r) for r in table.columns])
-    ax.set_yticks(range(table.shape[0]), list(table.index))
-    ax.set_xlabel("rank on a new data set (1 = best)")
-    ax.set_title("Joint model: rank probabilities")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    fig.tight_layout()
-    return fig
 
 
 def plot_p_best(result: JointResultLike, ax: Axes | None = None) -> Figure:

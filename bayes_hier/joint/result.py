@@ -25,7 +25,7 @@ from ..fitting.draws import stacked_draws
 from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
 from ..probabilities import region_shares
-from ..ranking.ranks import expected_ranks, rank_table, ranks_of
+from ..ranks import expected_ranks, rank_table, ranks_of
 from ..rope import Rope
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior
@@ -377,7 +377,7 @@ class JointResult(ManyModelResult):
     # ------------------------------------------------------------------ plots
     def plot_rank_probabilities(self, ax: Axes | None = None) -> Figure:
         """Heatmap of :attr:`rank_probabilities` (models by expected rank × rank)."""
-        from .plots import plot_rank_probabilities
+        from ..plots import plot_rank_probabilities
 
         return plot_rank_probabilities(self, ax=ax)
 

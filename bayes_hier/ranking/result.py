@@ -23,9 +23,9 @@ from ..compare.result import ManyModelResult
 from ..diagnostics import convergence_problems, diagnostic_problems, warn_on_problems
 from ..hierarchical.result import hdi
 from ..probabilities import Probabilities, region_shares
+from ..ranks import expected_ranks, rank_table, simulated_rankings, softmax
 from ..results import ComparisonResult
 from ..rope import Rope
-from .ranks import expected_ranks, rank_table, simulated_rankings, softmax
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -373,7 +373,7 @@ class RankingResult(ManyModelResult):
 
     def plot_rank_probabilities(self, ax: Axes | None = None) -> Figure:
         """Heatmap of :attr:`rank_probabilities` (models by expected rank x rank)."""
-        from ..joint.plots import plot_rank_probabilities
+        from ..plots import plot_rank_probabilities
 
         fig = plot_rank_probabilities(self, ax=ax)
         fig.axes[0].set_title(f"{self.model_name}: rank probabilities")

@@ -25,9 +25,9 @@ import pandas as pd
 
 from ..compare.tidy import ModelScores
 from ..fitting.model import CalibrationSuite, Simulation
+from ..ranks import simulated_rankings
 from .bradley_terry import BRADLEY_TERRY, BradleyTerryData, BradleyTerryModel, BradleyTerryPrior
 from .plackett_luce import PLACKETT_LUCE, PlackettLuceData, PlackettLuceModel, PlackettLucePrior
-from .ranks import simulated_rankings
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Rank distributions from draws of the models' strengths (shared by the ranking models)."""
+"""Rank distributions from draws of the models' strengths (shared by the joint and rank models)."""
 
 from __future__ import annotations
 
