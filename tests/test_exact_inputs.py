@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from bayes_hier import compare, hierarchical_test
-from bayes_hier.compare.tidy import model_scores
 from bayes_hier.data import CVData
 from bayes_hier.diagnostics import SamplingWarning, format_beyond
 from bayes_hier.hierarchical.model_input import (
@@ -21,6 +20,7 @@ from bayes_hier.hierarchical.model_input import (
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.model_input import perturb_ties
 from bayes_hier.rope import Rope
+from bayes_hier.scores import model_scores
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(0.7, 0.9, size=(10, 10))

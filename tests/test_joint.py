@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayes_hier.compare.tidy import MissingDataWarning, model_scores
 from bayes_hier.hierarchical.model_input import ConstantDifferencesWarning
 from bayes_hier.joint.contrasts import helmert_contrasts, pair_vectors
 from bayes_hier.joint.data import MultiCVData
@@ -23,6 +22,7 @@ from bayes_hier.joint.model_input import (
     perturb_ties,
 )
 from bayes_hier.rope import Rope
+from bayes_hier.scores import MissingDataWarning, model_scores
 
 
 def _blocks(k=3, sizes=(6, 8, 10, 6), seed=0):

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayes_hier.compare.tidy import model_scores
 from bayes_hier.examples import kronecker_normal
 from bayes_hier.joint.data import MultiCVData
 from bayes_hier.joint.recovery import (
@@ -21,6 +20,7 @@ from bayes_hier.joint.recovery import (
     simulate_study,
     summarise_fit,
 )
+from bayes_hier.scores import model_scores
 
 
 def equicorrelation(n: int, rho: float) -> np.ndarray:

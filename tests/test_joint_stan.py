@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayes_hier.compare.tidy import MissingDataWarning
 from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import compare_joint, joint_test
 from bayes_hier.joint.data import MultiCVData
@@ -20,6 +19,7 @@ from bayes_hier.joint.model_input import (
 )
 from bayes_hier.joint.posterior import theta0_from_raw
 from bayes_hier.rope import Rope
+from bayes_hier.scores import MissingDataWarning
 from bayes_hier.stan_programs import load_program
 
 from .reference_priors import scale_mixture_log_prior

@@ -10,7 +10,6 @@ import xarray as xr
 from scipy import special, stats
 
 from bayes_hier import compare
-from bayes_hier.compare.tidy import model_scores
 from bayes_hier.ranking import (
     BradleyTerryPrior,
     PlackettLucePrior,
@@ -24,6 +23,7 @@ from bayes_hier.ranking.bradley_terry import BradleyTerryData
 from bayes_hier.ranking.bradley_terry import build_input as build_bt_input
 from bayes_hier.ranking.result import RankingFit, RankingResult, pair_results
 from bayes_hier.ranks import rank_table, simulated_rankings, softmax
+from bayes_hier.scores import model_scores
 
 
 def _frame(cells: dict) -> pd.DataFrame:

@@ -8,13 +8,13 @@ import pytest
 from scipy import special
 
 from bayes_hier import compare
-from bayes_hier.compare.tidy import model_scores
 from bayes_hier.ranking import BradleyTerryPrior, PlackettLucePrior, win_table
 from bayes_hier.ranking.bradley_terry import BradleyTerryData
 from bayes_hier.ranking.bradley_terry import build_input as build_bt_input
 from bayes_hier.ranking.plackett_luce import PlackettLuceData
 from bayes_hier.ranking.plackett_luce import build_input as build_pl_input
 from bayes_hier.ranks import simulated_rankings
+from bayes_hier.scores import model_scores
 from bayes_hier.stan_programs import load_program
 
 from .test_ranking import FRAME, bradley_terry_log_density, plackett_luce_log_density

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import check_bool
-from ..compare.tidy import KEYS, ModelScores
+from ..scores import KEYS, ModelScores
 
 #: Tie policies of the Bradley-Terry model (see :func:`tie_counts`).
 TIE_POLICIES = ("spread", "add", "forget", "davidson")

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_bool, check_fraction
-from ..compare.core import package_versions
-from ..compare.frequentist import frequentist_view
-from ..compare.tidy import ModelScores, PairUsage, model_scores
 from ..fitting import SamplerOptions, StanModel, fit_model
+from ..frequentist.view import frequentist_view
+from ..scores import ModelScores, PairUsage, model_scores
+from ..versions import package_versions
 from .data import oriented_cells
 from .result import RankingFit, RankingResult, check_win_rope, pair_results
 
@@ -32,7 +32,7 @@ MCMC_DEFAULTS: dict[str, Any] = {
 def scores_of(
     data: Any, models: Sequence[str] | None, columns: Mapping[str, str] | None, runs: int
 ) -> ModelScores:
-    """The validated scores (:func:`~bayes_hier.compare.tidy.model_scores`), or ``data`` itself
+    """The validated scores (:func:`~bayes_hier.scores.model_scores`), or ``data`` itself
     when it already is."""
     if isinstance(data, ModelScores):
         return data

@@ -16,7 +16,7 @@ import arviz as az
 import numpy as np
 
 from .._validate import check_bool
-from ..compare.tidy import ModelScores
+from ..scores import ModelScores
 from ..seeding import SeedLike
 from .data import TIE_RULES, rankings
 from .fit import RankingModel, compare_adapter, fit_ranking, scores_of

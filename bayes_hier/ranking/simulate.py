@@ -23,9 +23,9 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from ..compare.tidy import ModelScores
 from ..fitting.model import CalibrationSuite, Simulation
 from ..ranks import simulated_rankings
+from ..scores import ModelScores
 from .bradley_terry import BRADLEY_TERRY, BradleyTerryData, BradleyTerryModel, BradleyTerryPrior
 from .plackett_luce import PLACKETT_LUCE, PlackettLuceData, PlackettLuceModel, PlackettLucePrior
 
