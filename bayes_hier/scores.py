@@ -260,24 +260,46 @@ def from_matrices(matrices: Mapping[str, Any], runs: int = 1) -> pd.DataFrame:
     Each value is a 2-D array (data sets x folds, run-major: run 0 folds 0..k-1, run 1, ...), a
     wide frame whose index names the data sets, or a list of 1-D arrays. NaN marks a failed fold.
     """
-    rows = []
-    for model, values in matrices.items():
-        index = list(values.index) if isinstance(values, pd.DataFrame) else None
-        matrix = values.to_numpy() if isinstance(values, pd.DataFrame) else values
+    blocks = [_tidy_block(str(model), values, runs) for model, values in matrices.items()]
+    columns = ["dataset", "model", "run", "fold", "score"]
+    if not blocks:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(blocks, ignore_index=True)[columns]
+
+
+def _tidy_block(model: str, values: Any, runs: int) -> pd.DataFrame:
+    """One model's rows of the tidy table (data set by data set, run-major within each)."""
+    index = list(values.index) if isinstance(values, pd.DataFrame) else None
+    matrix = values.to_numpy() if isinstance(values, pd.DataFrame) else values
+    if isinstance(matrix, np.ndarray) and np.atleast_2d(matrix).ndim == 2:
+        matrix = np.atleast_2d(matrix)  # validated at once: a block of 132 x 4 in one call
+        scores = _numeric_scores(pd.Series(matrix.ravel()), model).reshape(matrix.shape)
+        rows = list(scores)
+    else:
         data_rows = list(np.atleast_2d(matrix)) if isinstance(matrix, np.ndarray) else matrix
-        for i, row in enumerate(data_rows):
-            row = _numeric_scores(pd.Series(np.ravel(np.asarray(row, dtype=object))), str(model))
-            if row.size % runs:
-                raise ValueError(
-                    f"Model {model!r}, data set {i}: {row.size} scores are not a multiple of "
-                    f"runs={runs}."
-                )
-            folds = row.size // runs
-            name = str(index[i]) if index is not None else f"dataset {i}"
-            rows += [
-                (name, str(model), j // folds, j % folds, value) for j, value in enumerate(row)
-            ]
-    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+        rows = [
+            _numeric_scores(pd.Series(np.ravel(np.asarray(row, dtype=object))), model)
+            for row in data_rows
+        ]
+    for i, row in enumerate(rows):
+        if row.size % runs:
+            raise ValueError(
+                f"Model {model!r}, data set {i}: {row.size} scores are not a multiple of "
+                f"runs={runs}."
+            )
+    sizes = np.array([row.size for row in rows], dtype=int)
+    names = [str(index[i]) if index is not None else f"dataset {i}" for i in range(len(rows))]
+    position = np.concatenate([np.arange(size) for size in sizes]) if rows else np.zeros(0, int)
+    folds = np.repeat(sizes // runs, sizes)
+    return pd.DataFrame(
+        {
+            "dataset": np.repeat(np.array(names, dtype=object), sizes),
+            "model": np.full(position.size, model, dtype=object),
+            "run": position // np.maximum(folds, 1),
+            "fold": position % np.maximum(folds, 1),
+            "score": np.concatenate(rows) if rows else np.zeros(0),
+        }
+    )
 
 
 def model_scores(
