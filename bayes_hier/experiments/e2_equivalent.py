@@ -122,7 +122,8 @@ def run_cauchy_experiment(
         title,
         progress,
         saved,
-        out / f"{key}_repetitions.csv",
+        out,
+        key,
     )
     table = summarise(reps)
     csv, png = {

@@ -260,7 +260,8 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         "E5 analysis",
         progress,
         saved,
-        out / "e5_repetitions.csv",
+        out,
+        "e5",
     )
     summary = summarise(reps)
     summary.to_csv(out / SUMMARY_CSV, index=False)
