@@ -33,8 +33,7 @@ PRECOMPILE_LANES = (
 
 
 def pytest_collection_modifyitems(config, items):
-    """Every Stan, notebook and wheel test is also ``slow``; the notebooks' file runs first, then
-    the other files with slow tests, then the fast ones.
+    """Every Stan, notebook and wheel test is also ``slow``; files with slow tests run first.
 
     In a parallel run (``pytest -n``, distributed by file in collection order) the long files
     then start at once and the short ones fill the gaps at the end, and the first worker starts
@@ -43,18 +42,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if any(item.get_closest_marker(name) for name in SLOW_BY_NATURE):
             item.add_marker(pytest.mark.slow)
-    weight = {}  # 0: runs notebooks (the longest file), 1: other slow tests, 2: fast only
-    for item in items:
-        rank = (
-            0
-            if item.get_closest_marker("notebook")
-            else 1
-            if item.get_closest_marker("slow")
-            else 2
-        )
-        weight[item.path] = min(weight.get(item.path, 2), rank)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     first_seen = {path: index for index, path in reversed(list(enumerate(i.path for i in items)))}
-    items.sort(key=lambda item: (weight[item.path], first_seen[item.path]))
+    items.sort(key=lambda item: (item.path not in slow_files, first_seen[item.path]))
     if _is_first_worker(config) and any(item.get_closest_marker("stan") for item in items):
         config.stash[_PRECOMPILING] = _start_precompiling()
 
