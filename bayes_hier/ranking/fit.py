@@ -79,20 +79,14 @@ def pair_usage(scores: ModelScores) -> dict[tuple[str, str], PairUsage]:
     return usage
 
 
-class RankingModel:
+class RankingModel(StanModel):
     """What both ranking models share as a :class:`~bayes_hier.fitting.StanModel`: the Stan data
-    is their input's ``data``, the diagnostics read the posterior as it is, the result is a
-    :class:`RankingResult`. A model adds ``name``, ``program``, ``method`` (its name for
-    ``compare``), ``diagnosed``, ``build_input``, ``initial_values``, ``coordinates``,
-    ``complete`` and ``describe``."""
+    is their input's ``data`` and the diagnostics read the posterior as it is (the interface's
+    defaults), the result is a :class:`RankingResult`. A model adds ``name``, ``program``,
+    ``method`` (its name for ``compare``), ``diagnosed``, ``build_input``, ``initial_values``,
+    ``coordinates``, ``complete`` and ``describe``."""
 
     result_type = RankingResult
-
-    def stan_data(self, model_input: Any, program: str) -> Mapping[str, Any]:
-        return model_input.data
-
-    def diagnosed_view(self, idata: Any) -> Any:
-        return idata
 
 
 #: The arguments every ranking function takes besides its model's own options, read from its
