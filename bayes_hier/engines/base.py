@@ -15,6 +15,8 @@ from ..stan_programs import StanProgram
 from ._cache import cache_directory
 
 StanData = Mapping[str, Any]
+#: Parameter values on the constrained scale, one mapping per point, named as in the program.
+ParameterPoints = Sequence[Mapping[str, Any]]
 
 __all__ = ["Engine", "SamplerSettings", "StanData", "cache_directory"]
 
@@ -94,10 +96,7 @@ class Engine(ABC):
 
     @abstractmethod
     def log_density(
-        self,
-        program: StanProgram,
-        data: StanData,
-        points: Sequence[Mapping[str, Any]],
+        self, program: StanProgram, data: StanData, points: ParameterPoints
     ) -> np.ndarray:
         """Log density (no Jacobian; constants of ``~`` statements dropped) at each point.
 

@@ -24,7 +24,7 @@ import re
 import shutil
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from ._cmdstan_install import CmdStanInstallation, cmdstanpy_logging, import_cmd
 from ._locking import compile_lock
 from ._progress import announce_compilation, chain_progress_hook
 from ._temporary import private_temporary_folder
-from .base import Engine, SamplerSettings, StanData
+from .base import Engine, ParameterPoints, SamplerSettings, StanData
 from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
 
 #: Significant figures CmdStan writes (its default, 6, loses the agreement between engines).
@@ -159,10 +159,7 @@ class CmdStanPyEngine(Engine):
             )
 
     def log_density(
-        self,
-        program: StanProgram,
-        data: StanData,
-        points: Sequence[Mapping[str, Any]],
+        self, program: StanProgram, data: StanData, points: ParameterPoints
     ) -> np.ndarray:
         model = self._model(program)
         with (

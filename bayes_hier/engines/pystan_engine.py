@@ -21,7 +21,7 @@ import os
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ from ._httpstan import stop_chain_processes as stop_chain_processes
 from ._locking import compile_lock
 from ._progress import ProgressReader, announce_compilation
 from ._temporary import private_temporary_folder
-from .base import Engine, SamplerSettings, StanData
+from .base import Engine, ParameterPoints, SamplerSettings, StanData
 from .errors import CacheRebuiltWarning, ChainProcessError, EngineError
 
 #: The environment variable that moves httpstan's cache (read by ``appdirs``).
@@ -226,10 +226,7 @@ class PyStanEngine(Engine):
         return run_in_stan_thread(run)
 
     def log_density(
-        self,
-        program: StanProgram,
-        data: StanData,
-        points: Sequence[Mapping[str, Any]],
+        self, program: StanProgram, data: StanData, points: ParameterPoints
     ) -> np.ndarray:
         # httpstan evaluates log densities in the calling process by loading the model's
         # extension module there; two Stan models loaded in one process can crash it. So the

@@ -13,20 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .generators import mixture_deltas, simulate_differences
+from . import runner
+from .generators import mixture_deltas
 from .paper_values import CITATION, table2_next_to_paper
-from .runner import (
-    ExperimentOutput,
-    Settings,
-    add_table,
-    checkpoints,
-    diagnostics_sentence,
-    fit,
-    fit_diagnostics,
-    repetition_seeds,
-    run_repetitions,
-    setting_means,
-)
+from .runner import ExperimentOutput, Settings
 
 EXPERIMENT_ID = 1
 PAPER_CSV = "e1_paper_table2.csv"  # next to the paper's Table 2
@@ -34,38 +24,39 @@ PAPER_CSV = "e1_paper_table2.csv"  # next to the paper's Table 2
 
 def run_repetition(q: int, rep: int, settings: Settings) -> dict[str, float]:
     """One repetition of E1 for q data sets (deterministic given the settings' base seed)."""
-    rng, seed = repetition_seeds(settings.base_seed, EXPERIMENT_ID, q, rep)
+    rng, seed = runner.repetition_seeds(settings.base_seed, EXPERIMENT_ID, q, rep)
     deltas = mixture_deltas(q, rng)
-    differences = simulate_differences(deltas, rng)
-    result = fit(differences, settings, seed)
+    result = runner.fit_simulated(deltas, rng, settings, seed)
     table = result.per_dataset
     return {
         "q": q,
         "rep": rep,
         "mse_mle": float(np.mean((table["mle"].to_numpy() - deltas) ** 2)),
         "mse_shrinkage": float(np.mean((table["shrunk"].to_numpy() - deltas) ** 2)),
-        **fit_diagnostics(result),
+        **runner.fit_diagnostics(result),
     }
 
 
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
     tasks = [(q, rep, settings) for q in settings.e1_q for rep in range(settings.e1_reps)]
-    saved = checkpoints(out, "e1", settings)
-    reps = run_repetitions(
+    saved = runner.checkpoints(out, "e1", settings)
+    reps = runner.run_repetitions(
         executor, run_repetition, tasks, "E1 shrinkage", progress, saved, out, "e1"
     )
-    table = setting_means(reps, "q", {"mse_mle": "mse_mle", "mse_shrinkage": "mse_shrinkage"})
+    table = runner.setting_means(
+        reps, "q", {"mse_mle": "mse_mle", "mse_shrinkage": "mse_shrinkage"}
+    )
     table.to_csv(out / "e1_shrinkage.csv", index=False)
     tables = {"e1_shrinkage.csv": table}
-    add_table(tables, out, PAPER_CSV, table2_next_to_paper(table))
+    runner.add_table(tables, out, PAPER_CSV, table2_next_to_paper(table))
     return ExperimentOutput(
         "e1",
         "E1: shrinkage versus MLE",
         f"q ∈ {list(settings.e1_q)}, {settings.e1_reps} repetitions; δ_i from "
         "0.5·N(0.005, 0.001²) + 0.5·N(0.02, 0.001²); 10×10 CV differences MVN with per-fold "
         f"sd 0.057, ρ = 0.1; rope {settings.rope}. "
-        f"{diagnostics_sentence(reps)}. `{PAPER_CSV}`: next to Table 2 of {CITATION}.",
+        f"{runner.diagnostics_sentence(reps)}. `{PAPER_CSV}`: next to Table 2 of {CITATION}.",
         tables=tables,
         seconds=time.perf_counter() - start,
         timing=saved.timing,

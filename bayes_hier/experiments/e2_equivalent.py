@@ -13,20 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .generators import cauchy_deltas, simulate_differences
-from .runner import (
-    ExperimentOutput,
-    Settings,
-    checkpoints,
-    diagnostics_sentence,
-    fit,
-    fit_diagnostics,
-    repetition_seeds,
-    run_repetitions,
-    save_figure,
-    setting_means,
-    signed_rank_p,
-)
+from . import runner
+from .generators import cauchy_deltas
+from .runner import ExperimentOutput, Settings
 
 EXPERIMENT_ID = 2
 CSV = "e2_equivalent.csv"
@@ -37,11 +26,11 @@ def run_cauchy_repetition(
     experiment: int, setting: int, location: float, scale: float, q: int, rep: int, s: Settings
 ) -> dict[str, float]:
     """One repetition with δ_i ~ Cauchy(location, scale); seeds from (experiment, setting, rep)."""
-    rng, seed = repetition_seeds(s.base_seed, experiment, setting, rep)
+    rng, seed = runner.repetition_seeds(s.base_seed, experiment, setting, rep)
     deltas = cauchy_deltas(q, location, scale, rng)
-    differences = simulate_differences(deltas, rng)
-    result = fit(differences, s, seed)
+    result = runner.fit_simulated(deltas, rng, s, seed)
     probs = result.probs
+    means = result.per_dataset["mle"].to_numpy()  # the sample mean of each data set
     return {
         "q": q,
         "location": location,
@@ -49,9 +38,9 @@ def run_cauchy_repetition(
         "p_left": probs.left,
         "p_rope": probs.rope,
         "p_right": probs.right,
-        "wilcoxon_p": signed_rank_p(differences.mean(axis=1)),
-        "median_difference": float(np.median(differences.mean(axis=1))),
-        **fit_diagnostics(result),
+        "wilcoxon_p": runner.signed_rank_p(means),
+        "median_difference": float(np.median(means)),
+        **runner.fit_diagnostics(result),
     }
 
 
@@ -68,7 +57,7 @@ def summarise(reps: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         side_gt=(reps["p_left"] > 1 - alpha) | (reps["p_right"] > 1 - alpha),
         rejected=reps["wilcoxon_p"] < alpha,
     )
-    return setting_means(
+    return runner.setting_means(
         reps,
         "q",
         {
@@ -94,7 +83,7 @@ def plot_curves(table: pd.DataFrame, title: str, path: Path) -> None:
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title)
     ax.legend(fontsize=8)
-    save_figure(fig, path)
+    runner.save_figure(fig, path)
 
 
 def run_cauchy_experiment(
@@ -114,8 +103,8 @@ def run_cauchy_experiment(
         for q in settings.e23_q
         for rep in range(settings.e23_reps)
     ]
-    saved = checkpoints(out, key, settings)
-    reps = run_repetitions(
+    saved = runner.checkpoints(out, key, settings)
+    reps = runner.run_repetitions(
         executor,
         run_cauchy_repetition,
         tasks,
@@ -138,7 +127,7 @@ def run_cauchy_experiment(
         f"δ_i ~ Cauchy({location:g}, {scale:.5f}) clipped to [−1, 1]; q ∈ {list(settings.e23_q)};"
         f" {settings.e23_reps} repetitions; 10×10 CV differences with per-fold sd 0.057, ρ = 0.1; "
         f"rope {settings.rope}. Signed-rank: two-sided Wilcoxon on the q mean differences, "
-        f"α = 0.05. {diagnostics_sentence(reps)}.",
+        f"α = 0.05. {runner.diagnostics_sentence(reps)}.",
         tables={csv: table},
         figures={png: f"{title}: P(rope) and rejection shares against q"},
         seconds=time.perf_counter() - start,

@@ -12,16 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from . import runner
 from .e2_equivalent import run_cauchy_repetition
-from .runner import (
-    ExperimentOutput,
-    Settings,
-    checkpoints,
-    diagnostics_sentence,
-    run_repetitions,
-    save_figure,
-    setting_means,
-)
+from .runner import ExperimentOutput, Settings
 
 EXPERIMENT_ID = 4
 CSV = "e4_power.csv"
@@ -44,13 +37,15 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         for setting in range(len(settings.e4_delta0))
         for rep in range(settings.e4_reps)
     ]
-    saved = checkpoints(out, "e4", settings)
-    reps = run_repetitions(executor, run_repetition, tasks, "E4 power", progress, saved, out, "e4")
+    saved = runner.checkpoints(out, "e4", settings)
+    reps = runner.run_repetitions(
+        executor, run_repetition, tasks, "E4 power", progress, saved, out, "e4"
+    )
     reps = reps.assign(
         hierarchical=reps["p_right"] > 0.95,
         signed_rank=(reps["wilcoxon_p"] < 0.05) & (reps["median_difference"] > 0),
     )
-    table = setting_means(
+    table = runner.setting_means(
         reps, "delta0", {"hierarchical_power": "hierarchical", "signed_rank_power": "signed_rank"}
     )
     table.to_csv(out / CSV, index=False)
@@ -64,14 +59,15 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(f"E4: power, q = {settings.e4_q}")
     ax.legend(fontsize=8)
-    save_figure(fig, out / FIGURE)
+    runner.save_figure(fig, out / FIGURE)
     return ExperimentOutput(
         "e4",
         "E4: power",
         f"q = {settings.e4_q}; δ_i ~ Cauchy(δ₀, {settings.e4_scale}) clipped to [−1, 1], "
         f"δ₀ ∈ {list(settings.e4_delta0)}; {settings.e4_reps} repetitions; rope {settings.rope}. "
         "Signed-rank power counts two-sided rejections at α = 0.05 on the side of the second "
-        f"model. {diagnostics_sentence(reps)}; mean P(right) {np.mean(reps['p_right']):.3f}.",
+        f"model. {runner.diagnostics_sentence(reps)}; "
+        f"mean P(right) {np.mean(reps['p_right']):.3f}.",
         tables={CSV: table},
         figures={FIGURE: "E4: power of the hierarchical test and of the signed-rank test"},
         seconds=time.perf_counter() - start,

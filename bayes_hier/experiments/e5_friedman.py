@@ -43,22 +43,11 @@ import numpy as np
 import pandas as pd
 
 from ..decision import evidence_grade
+from . import runner
 from .cart import RpartClassifier
 from .generators import FriedmanSetting, friedman_classification, friedman_threshold
 from .generators import friedman_settings as all_settings
-from .runner import (
-    ExperimentOutput,
-    Settings,
-    checkpoints,
-    diagnostics_sentence,
-    fit,
-    fit_diagnostics,
-    repetition_seeds,
-    run_repetitions,
-    run_tasks,
-    save_figure,
-    signed_rank_p,
-)
+from .runner import ExperimentOutput, Settings
 
 EXPERIMENT_ID = 5
 TRUTH_CSV = "e5_friedman.csv"
@@ -105,9 +94,9 @@ def truth_repetition(setting_id: int, rep: int, settings: Settings) -> float:
     """Accuracy difference tree − LDA of one fresh training set on the setting's test set."""
     setting = all_settings()[setting_id]
     median = friedman_threshold(setting.function, settings.base_seed)
-    test_rng, _ = repetition_seeds(settings.base_seed, EXPERIMENT_ID, setting_id, TEST_SET)
+    test_rng, _ = runner.repetition_seeds(settings.base_seed, EXPERIMENT_ID, setting_id, TEST_SET)
     x_test, y_test = friedman_classification(setting, settings.e5_test_size, test_rng, median)
-    rng, _ = repetition_seeds(settings.base_seed, EXPERIMENT_ID, setting_id, rep)
+    rng, _ = runner.repetition_seeds(settings.base_seed, EXPERIMENT_ID, setting_id, rep)
     x, y = friedman_classification(setting, setting.n, rng, median)
     if np.unique(y).size < 2:  # a one-class training set: both predict that class
         return 0.0
@@ -183,7 +172,7 @@ def analysis_repetition(
     tests)."""
     from ..data import CVData
 
-    rng, seed = repetition_seeds(settings.base_seed, EXPERIMENT_ID, ANALYSIS_SETTING, rep)
+    rng, seed = runner.repetition_seeds(settings.base_seed, EXPERIMENT_ID, ANALYSIS_SETTING, rep)
     chosen: list[FriedmanSetting] = []
     for function in (1, 2, 3):
         pool = [s for s in all_settings() if s.function == function and s.setting_id in truth]
@@ -198,14 +187,14 @@ def analysis_repetition(
         datasets=[s.label for s in chosen],
         names=("lda", "tree"),
     )
-    result = fit(cv, settings, seed)
+    result = runner.fit(cv, settings, seed)
     true = np.array([truth[s.setting_id] for s in chosen])
     table = result.per_dataset
     probs = np.array(result.probs)
     order = np.argsort(probs)[::-1]
     odds = probs[order[0]] / probs[order[1]] if probs[order[1]] > 0 else np.inf
     decided = np.flatnonzero(probs > 0.95)
-    p_value = signed_rank_p(cv.means)
+    p_value = runner.signed_rank_p(cv.means)
     return {
         "rep": rep,
         "q": len(chosen),
@@ -219,7 +208,7 @@ def analysis_repetition(
         "wilcoxon_p": p_value,
         "mse_mle": float(np.mean((table["mle"].to_numpy() - true) ** 2)),
         "mse_shrinkage": float(np.mean((table["shrunk"].to_numpy() - true) ** 2)),
-        **fit_diagnostics(result),
+        **runner.fit_diagnostics(result),
     }
 
 
@@ -242,10 +231,12 @@ def summarise(reps: pd.DataFrame) -> pd.DataFrame:
 
 def run(settings: Settings, executor, out: Path, progress: bool = True) -> ExperimentOutput:
     start = time.perf_counter()
-    saved = checkpoints(out, "e5", settings, salt=TREE)
+    saved = runner.checkpoints(out, "e5", settings, salt=TREE)
     tasks = [(setting_id, settings) for setting_id in settings.e5_settings]
     truth_frame = pd.DataFrame(
-        run_tasks(executor, truth_setting, tasks, "E5 ground truth", progress, checkpoints=saved)
+        runner.run_tasks(
+            executor, truth_setting, tasks, "E5 ground truth", progress, checkpoints=saved
+        )
     )
     truth_reused = saved.timing.reused
     truth_frame["tree"] = TREE_LABEL  # which tree the table's truths are of
@@ -253,7 +244,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     truth = dict(zip(truth_frame["setting_id"].astype(int), truth_frame["delta"]))
     # The fold scheme is part of each task (and so of its checkpoint's digest).
     tasks = [(rep, truth, settings, "stratified") for rep in range(settings.e5_reps)]
-    reps = run_repetitions(
+    reps = runner.run_repetitions(
         executor,
         analysis_repetition,
         tasks,
@@ -272,7 +263,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
     ax.set_xticks([1, 2], ["MLE", "shrinkage"])
     ax.set_ylabel("MSE against the true δ")
     ax.set_title("E5: Friedman data sets, MSE per repetition")
-    save_figure(fig, out / FIGURE)
+    runner.save_figure(fig, out / FIGURE)
     return ExperimentOutput(
         "e5",
         "E5: Friedman functions (LDA vs classification tree)",
@@ -284,7 +275,7 @@ def run(settings: Settings, executor, out: Path, progress: bool = True) -> Exper
         f"d = tree − LDA; rope "
         f"{settings.rope}. CART with rpart's defaults (minsplit 20, minbucket 7, cp 0.01); "
         "class threshold: the median of y at the function's lowest noise (10 000 draws). "
-        f"{diagnostics_sentence(reps)}.",
+        f"{runner.diagnostics_sentence(reps)}.",
         tables={TRUTH_CSV: truth_frame, SUMMARY_CSV: summary},
         figures={FIGURE: "E5: MSE of the MLE and of the shrinkage estimates"},
         seconds=time.perf_counter() - start,

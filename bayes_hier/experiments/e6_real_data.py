@@ -22,19 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from . import runner
 from .paper_values import CITATION, table5_next_to_paper
-from .runner import (
-    ExperimentOutput,
-    Settings,
-    add_table,
-    checkpoints,
-    diagnostics_sentence,
-    fit_diagnostics,
-    repetition_seeds,
-    run_tasks,
-    save_figure,
-    signed_rank_p,
-)
+from .runner import ExperimentOutput, Settings
 
 EXPERIMENT_ID = 6
 CSV = "e6_real_data.csv"
@@ -63,7 +53,9 @@ def run_fit(pair: int, variant: int, frame: pd.DataFrame, settings: Settings) ->
     first, second = settings.e6_pairs[pair]
     name = settings.e6_variants[variant]
     all_variants = ("hierarchical", "juarez-steel", "sigma100", "half_rope")
-    rng, seed = repetition_seeds(settings.base_seed, EXPERIMENT_ID, pair, all_variants.index(name))
+    rng, seed = runner.repetition_seeds(
+        settings.base_seed, EXPERIMENT_ID, pair, all_variants.index(name)
+    )
     cv = CVData.from_frame(frame, models=(first, second))
     arguments = variant_arguments(name)
     result = fit(cv, settings, seed, rope=arguments.pop("rope"), **arguments)
@@ -76,8 +68,8 @@ def run_fit(pair: int, variant: int, frame: pd.DataFrame, settings: Settings) ->
         "p_left": probs.left,
         "p_rope": probs.rope,
         "p_right": probs.right,
-        "wilcoxon_p": signed_rank_p(cv.means),
-        **fit_diagnostics(result),
+        "wilcoxon_p": runner.signed_rank_p(cv.means),
+        **runner.fit_diagnostics(result),
         "_shrunk": result.per_dataset["shrunk"].to_numpy(),
         "_delta0": result.posterior_draws("delta0")[keep],
         "_sigma0": result.posterior_draws("sigma0")[keep],
@@ -129,7 +121,7 @@ def plot_densities(rows: list[dict], pairs, path: Path) -> bool:
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(pairs) :]:
         ax.set_visible(False)
-    save_figure(fig, path)
+    runner.save_figure(fig, path)
     return True
 
 
@@ -148,7 +140,7 @@ def plot_boxplot(frame: pd.DataFrame, path: Path, pair=("j48", "j48gr")) -> None
     ax.axhline(0, color="black", lw=0.6)
     ax.set_ylabel(f"accuracy {pair[1]} − {pair[0]} (points)")
     ax.set_title(f"E6: per-data-set 10×10 CV differences, {pair[1]} − {pair[0]}")
-    save_figure(fig, path)
+    runner.save_figure(fig, path)
 
 
 def run(
@@ -162,12 +154,12 @@ def run(
     for p, pair in enumerate(settings.e6_pairs):
         subset = frame[frame["model"].isin(pair)].reset_index(drop=True)
         tasks.extend((p, v, subset, settings) for v in range(len(settings.e6_variants)))
-    saved = checkpoints(out, "e6", settings)
-    rows = run_tasks(executor, run_fit, tasks, "E6 real data", progress, checkpoints=saved)
+    saved = runner.checkpoints(out, "e6", settings)
+    rows = runner.run_tasks(executor, run_fit, tasks, "E6 real data", progress, checkpoints=saved)
     table = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in rows])
     table.to_csv(out / CSV, index=False)
     tables = {CSV: table}
-    add_table(tables, out, PAPER_CSV, table5_next_to_paper(table))
+    runner.add_table(tables, out, PAPER_CSV, table5_next_to_paper(table))
     figures = {}
     if plot_densities(rows, settings.e6_pairs, out / DENSITY_FIGURE):
         figures[DENSITY_FIGURE] = (
@@ -182,7 +174,7 @@ def run(
         f"Pairs {[f'{a}/{b}' for a, b in settings.e6_pairs]}; variants "
         f"{list(settings.e6_variants)}; rope {ROPE_POINTS} accuracy point (0.5 for half_rope); "
         "probabilities in the package convention d = second − first (p_left: first better). "
-        f"{diagnostics_sentence(table)}. `{PAPER_CSV}`: the hierarchical and Gamma(2, 0.1) "
+        f"{runner.diagnostics_sentence(table)}. `{PAPER_CSV}`: the hierarchical and Gamma(2, 0.1) "
         f"rows next to Tables 5 and 6 of {CITATION}, outcomes named (the paper's 'left' is "
         "'second better').",
         tables=tables,

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..parallel import InlineExecutor, make_executor, run_tasks
 from .checkpoints import Checkpoints, TaskTiming
+from .generators import simulate_differences
 
 BASE_SEED = 20170101
 
@@ -155,6 +156,14 @@ def fit(differences: Any, settings: Settings, seed: int, **kwargs: Any) -> Any:
             warn=False,
             **kwargs,
         )
+
+
+def fit_simulated(
+    deltas: np.ndarray, rng: np.random.Generator, settings: Settings, seed: int
+) -> Any:
+    """:func:`fit` on 10x10 cross-validation differences simulated around the true ``deltas``
+    (:func:`~.generators.simulate_differences`, drawn from ``rng``)."""
+    return fit(simulate_differences(deltas, rng), settings, seed)
 
 
 def fit_diagnostics(result: Any) -> dict[str, float]:
