@@ -8,18 +8,24 @@ module implementing :class:`StanModel`.
 """
 
 from .draws import stacked_draws
-from .driver import FittedModel, SamplerOptions, fit_model, from_arguments, sample_model
+from .driver import (
+    FittedModel,
+    SamplerKeywords,
+    SamplerOptions,
+    fit_model,
+    sample_model,
+)
 from .model import ModelInput, StanModel
 from .seeds import SeedStreams, seed_streams
 
 __all__ = [
     "FittedModel",
     "ModelInput",
+    "SamplerKeywords",
     "SamplerOptions",
     "SeedStreams",
     "StanModel",
     "fit_model",
-    "from_arguments",
     "sample_model",
     "seed_streams",
     "stacked_draws",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, TypeVar
+from typing import Any, TypedDict
 
 import arviz as az
 
@@ -22,18 +22,19 @@ from ..stan_programs import load_program
 from .model import StanModel
 from .seeds import SeedStreams, seed_streams
 
-Settings = TypeVar("Settings")
 
+class SamplerKeywords(TypedDict, total=False):
+    """The MCMC settings every fitting function takes as keyword arguments, e.g.
+    ``hierarchical_test(x, y, chains=2, draws=500)``: the fields of :class:`SamplerOptions`,
+    with its defaults and checks."""
 
-def from_arguments(kind: type[Settings], arguments: Mapping[str, Any]) -> Settings:
-    """A settings dataclass built from a public function's keyword arguments of the same names.
-
-    The public entry points keep their loose keyword arguments (``chains=``, ``nu_prior=``, ...)
-    and build one settings object from them: ``from_arguments(SamplerOptions, locals())`` at the
-    top of the function takes each field of ``kind`` from the argument of that name (a field
-    the function has no argument for keeps its default).
-    """
-    return kind(**{f.name: arguments[f.name] for f in fields(kind) if f.name in arguments})
+    chains: int
+    draws: int
+    warmup: int
+    adapt_delta: float
+    max_treedepth: int
+    engine: str | Engine
+    progress: bool
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,19 @@ class SamplerOptions:
             object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
         object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
         object.__setattr__(self, "progress", check_bool(self.progress, "progress"))
+
+    @classmethod
+    def from_keywords(cls, keywords: Mapping[str, Any], function: str) -> SamplerOptions:
+        """The options given to ``function`` as keyword arguments (:class:`SamplerKeywords`);
+        a name that is not an MCMC setting raises a :class:`TypeError` that lists them."""
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(keywords) - set(known))
+        if unknown:
+            raise TypeError(
+                f"{function}() got unexpected keyword argument(s) {unknown}; besides its own "
+                f"arguments it takes the MCMC settings {known}."
+            )
+        return cls(**keywords)
 
 
 @dataclass(frozen=True)
@@ -189,4 +203,10 @@ def fit_model(
     return FittedModel(idata, model_input, diagnostics, problems, record, streams)
 
 
-__all__ = ["FittedModel", "SamplerOptions", "fit_model", "from_arguments", "sample_model"]
+__all__ = [
+    "FittedModel",
+    "SamplerKeywords",
+    "SamplerOptions",
+    "fit_model",
+    "sample_model",
+]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._typing import Unpack
 from .._validate import check_bool, check_fraction
 from ..data import CVData, as_cvdata
-from ..engines import Engine
-from ..fitting import SamplerOptions, fit_model, from_arguments, seed_streams
+from ..fitting import SamplerKeywords, SamplerOptions, fit_model, seed_streams
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike
@@ -30,21 +30,15 @@ def hierarchical_test(
     nu_prior: str = "hierarchical",
     rho: float | Sequence[float] | None = None,
     higher_is_better: bool = True,
-    chains: int = 4,
-    draws: int = 1000,
-    warmup: int = 1000,
-    seed: SeedLike = None,
-    engine: str | Engine = "auto",
     sigma_factor: float = 1000.0,
     sigma0_factor: float = 1000.0,
     delta0_bound: float | None = None,
     alpha_range: tuple[float, float] = (0.5, 5.0),
     beta_range: tuple[float, float] = (0.05, 0.15),
-    adapt_delta: float = 0.9,
-    max_treedepth: int = 10,
     hdi_prob: float = 0.95,
-    progress: bool = False,
+    seed: SeedLike = None,
     warn: bool = True,
+    **sampler: Unpack[SamplerKeywords],
 ) -> HierarchicalResult:
     """Compare two models on several data sets with the Bayesian hierarchical model.
 
@@ -87,27 +81,23 @@ def hierarchical_test(
     higher_is_better
         ``False`` for errors, losses or times: the differences are negated so that ``right``
         still means the second model is better.
-    chains, draws, warmup
-        MCMC settings: integers (``chains, draws >= 1``, ``warmup >= 0``); booleans and
-        fractional numbers raise (see :mod:`bayes_hier._validate`).
     seed
         ``None`` (a fresh seed, recorded in ``result.settings["seed"]``), a non-negative int, a
         :class:`numpy.random.Generator` or a :class:`numpy.random.SeedSequence`
         (:mod:`bayes_hier.seeding`); a seed gives identical numbers run after run on the same
         engine.
-    engine
-        ``"auto"`` (cmdstanpy when CmdStan is installed, else pystan), ``"pystan"`` or
-        ``"cmdstanpy"``; the environment variable ``BAYES_HIER_ENGINE`` overrides ``"auto"``.
     sigma_factor, sigma0_factor, delta0_bound, alpha_range, beta_range
         Hyper-parameters of the uniform priors (see :class:`HierarchicalPrior`).
-    adapt_delta, max_treedepth
-        NUTS settings.
     hdi_prob
         Mass of the highest-density intervals reported.
-    progress
-        One progress bar on stderr while sampling (``False``: nothing is printed).
     warn
         Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` for each failed diagnostic.
+    **sampler
+        The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
+        ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.9``,
+        ``max_treedepth=10``, ``engine="auto"`` (cmdstanpy when CmdStan is installed, else
+        pystan; the environment variable ``BAYES_HIER_ENGINE`` overrides ``"auto"``) and
+        ``progress=False`` (``True``: one progress bar on stderr while sampling).
 
     Returns
     -------
@@ -120,8 +110,15 @@ def hierarchical_test(
     (:class:`~bayes_hier.hierarchical.model.HierarchicalModel`: the Stan data, rescaled; initial
     values; sampling; the completed posterior) and the diagnostics -> the result.
     """
-    options = from_arguments(SamplerOptions, locals())
-    prior = from_arguments(HierarchicalPrior, locals())
+    options = SamplerOptions.from_keywords(sampler, "hierarchical_test")
+    prior = HierarchicalPrior(
+        nu_prior=nu_prior,
+        sigma_factor=sigma_factor,
+        sigma0_factor=sigma0_factor,
+        delta0_bound=delta0_bound,
+        alpha_range=alpha_range,
+        beta_range=beta_range,
+    )
     cv, parsed_rope = prepare_input(
         x,
         y,

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from .._typing import Unpack
 from .._validate import check_bool, check_fraction
-from ..engines import Engine
-from ..fitting import SamplerOptions, fit_model, from_arguments, seed_streams
+from ..fitting import SamplerKeywords, SamplerOptions, fit_model, seed_streams
 from ..frequentist.view import frequentist_view
 from ..rope import Rope, RopeLike
 from ..scores import ModelScores, PairUsage, model_scores
@@ -35,17 +35,11 @@ def joint_test(
     nu_prior: str = "hierarchical",
     alpha_range: tuple[float, float] = (0.5, 5.0),
     beta_range: tuple[float, float] = (0.05, 0.15),
-    chains: int = 4,
-    draws: int = 1000,
-    warmup: int = 1000,
-    seed: SeedLike = None,
-    engine: str | Engine = "auto",
-    adapt_delta: float = 0.9,
-    max_treedepth: int = 10,
     hdi_prob: float = 0.95,
     alpha: float = 0.05,
-    progress: bool = False,
+    seed: SeedLike = None,
     warn: bool = True,
+    **sampler: Unpack[SamplerKeywords],
 ) -> JointResult:
     """Compare k ≥ 2 models on q ≥ k data sets with one joint hierarchical model.
 
@@ -79,21 +73,25 @@ def joint_test(
         ``False`` for errors or losses.
     nu_prior, alpha_range, beta_range
         Prior of ν, as in :func:`~bayes_hier.hierarchical.hierarchical_test`.
-    chains, draws, warmup, seed, engine, adapt_delta, max_treedepth, progress
-        MCMC settings; a seed makes every number reproducible on the same engine.
     hdi_prob
         Mass of the highest-density intervals.
     alpha
         Level of the decisions.
+    seed
+        Seed of every random number: a seed makes every number reproducible on the same engine.
     warn
         Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` per failed diagnostic.
+    **sampler
+        The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`: ``chains``, ``draws``,
+        ``warmup``, ``adapt_delta``, ``max_treedepth``, ``engine``, ``progress``), with the
+        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test`.
 
     Returns
     -------
     JointResult
     """
-    options = from_arguments(SamplerOptions, locals())
-    prior = from_arguments(JointPrior, locals())
+    options = SamplerOptions.from_keywords(sampler, "joint_test")
+    prior = JointPrior(nu_prior=nu_prior, alpha_range=alpha_range, beta_range=beta_range)
     higher_is_better = check_bool(higher_is_better, "higher_is_better")
     hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
     warn = check_bool(warn, "warn")

@@ -17,9 +17,11 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
+from .._typing import Unpack
+from ..fitting import SamplerKeywords
 from ..seeding import SeedLike
 from .data import TIE_POLICIES, tie_counts, win_table
-from .fit import RankingModel, compare_adapter, fit_ranking, scores_of
+from .fit import RankingArguments, RankingModel, compare_adapter, fit_ranking, scores_of
 from .result import RankingResult
 
 #: Hyperpriors of the betas' scale σ: the published lognormal(0, scale) or a half-Cauchy.
@@ -169,7 +171,7 @@ def bradley_terry_test(
     seed: SeedLike = None,
     alpha: float = 0.05,
     warn: bool = True,
-    **mcmc: Any,
+    **sampler: Unpack[SamplerKeywords],
 ) -> RankingResult:
     """Compare k models on many data sets with Wainer's Bayesian Bradley-Terry model.
 
@@ -206,9 +208,10 @@ def bradley_terry_test(
         Rope on P(a beats b) (default (0.45, 0.55), as published).
     seed, alpha, warn
         Seed of every random number; level of the pairs' decisions; warn on failed diagnostics.
-    **mcmc
-        ``chains``, ``draws``, ``warmup``, ``engine``, ``adapt_delta``, ``max_treedepth``,
-        ``progress``.
+    **sampler
+        The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`: ``chains``, ``draws``,
+        ``warmup``, ``adapt_delta``, ``max_treedepth``, ``engine``, ``progress``), with the
+        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test`.
     """
     scores = scores_of(data, models, columns, runs)
     prior = BradleyTerryPrior(scale_prior, prior_scale)
@@ -223,7 +226,8 @@ def bradley_terry_test(
         scores,
         prior=prior,
         options={"local_rope": local_rope, "ties": ties, "scale_prior": scale_prior},
-        arguments=locals(),
+        arguments=RankingArguments(seed, hdi_prob, win_rope, higher_is_better, alpha, warn),
+        sampler=sampler,
     )
 
 

@@ -5,28 +5,32 @@ ranking function a ``compare(..., method=...)`` method."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._validate import check_bool, check_fraction
-from ..fitting import SamplerOptions, StanModel, fit_model
+from ..fitting import SamplerKeywords, SamplerOptions, StanModel, fit_model
 from ..frequentist.view import frequentist_view
 from ..scores import ModelScores, PairUsage, model_scores
+from ..seeding import SeedLike
 from ..versions import package_versions
 from .data import oriented_cells
 from .result import RankingFit, RankingResult, check_win_rope, pair_results
 
-#: The MCMC settings both ranking functions take (with these defaults).
-MCMC_DEFAULTS: dict[str, Any] = {
-    "chains": 4,
-    "draws": 1000,
-    "warmup": 1000,
-    "engine": "auto",
-    "adapt_delta": 0.9,
-    "max_treedepth": 10,
-    "progress": False,
-}
+
+@dataclass(frozen=True)
+class RankingArguments:
+    """The arguments every ranking function takes besides its model's own options and the MCMC
+    settings, as given (:func:`fit_ranking` checks them)."""
+
+    seed: SeedLike
+    hdi_prob: float
+    win_rope: Sequence[float]
+    higher_is_better: bool
+    alpha: float
+    warn: bool
 
 
 def scores_of(
@@ -89,11 +93,6 @@ class RankingModel(StanModel):
     result_type = RankingResult
 
 
-#: The arguments every ranking function takes besides its model's own options, read from its
-#: ``locals()`` by :func:`fit_ranking` (``mcmc``: the MCMC settings it was given as ``**mcmc``).
-SHARED_ARGUMENTS = ("mcmc", "seed", "hdi_prob", "win_rope", "higher_is_better", "alpha", "warn")
-
-
 def fit_ranking(
     model: StanModel,
     data: Any,
@@ -101,33 +100,27 @@ def fit_ranking(
     *,
     prior: Any,
     options: Mapping[str, Any],
-    arguments: Mapping[str, Any],
+    arguments: RankingArguments,
+    sampler: SamplerKeywords,
 ) -> RankingResult:
     """Fit ``model`` on ``data`` (its input, built from ``scores``) with the package's driver and
     wrap the posterior in a :class:`RankingResult` whose pairs are all the pairs of models.
 
     ``model`` has, besides the :class:`~bayes_hier.fitting.StanModel` interface, ``method`` (its
     name for ``compare``) and ``describe(data, model_input)``: sentences on how the data became
-    its input. ``options`` are the model's own options as given (recorded in the settings);
-    ``arguments`` holds the calling function's :data:`SHARED_ARGUMENTS` (its ``locals()``)."""
-    mcmc, seed, hdi_prob, win_rope, higher_is_better, alpha, warn = (
-        arguments[name] for name in SHARED_ARGUMENTS
-    )
-    unknown = sorted(set(mcmc) - set(MCMC_DEFAULTS))
-    if unknown:
-        raise TypeError(
-            f"The {model.method} model does not take {unknown}; besides its own options it "
-            f"takes the MCMC settings {sorted(MCMC_DEFAULTS)}."
-        )
-    sampler = SamplerOptions(**{**MCMC_DEFAULTS, **mcmc})
-    hdi_prob, alpha = check_fraction(hdi_prob, "hdi_prob"), check_fraction(alpha, "alpha")
-    win_rope = check_win_rope(win_rope)
+    its input. ``options`` are the model's own options as given (recorded in the settings),
+    ``arguments`` the calling function's other arguments and ``sampler`` its MCMC settings."""
+    options_of_sampler = SamplerOptions.from_keywords(sampler, f"{model.method}_test")
+    seed, higher_is_better = arguments.seed, arguments.higher_is_better
+    hdi_prob = check_fraction(arguments.hdi_prob, "hdi_prob")
+    alpha = check_fraction(arguments.alpha, "alpha")
+    win_rope = check_win_rope(arguments.win_rope)
     fitted = fit_model(
         model,
         data,
         rope=None,
         prior=prior,
-        options=sampler,
+        options=options_of_sampler,
         seed=seed,
         warn=False,  # the result warns once (below)
     )
@@ -163,7 +156,7 @@ def fit_ranking(
         higher_is_better=higher_is_better,
         alpha=alpha,
     )
-    if check_bool(warn, "warn"):
+    if check_bool(arguments.warn, "warn"):
         result.warn()
     return result
 
@@ -207,8 +200,7 @@ def compare_adapter(name: str, function: Callable[..., RankingResult]) -> Callab
 
 
 __all__ = [
-    "MCMC_DEFAULTS",
-    "SHARED_ARGUMENTS",
+    "RankingArguments",
     "RankingModel",
     "compare_adapter",
     "fit_ranking",

@@ -15,11 +15,13 @@ from typing import Any
 import arviz as az
 import numpy as np
 
+from .._typing import Unpack
 from .._validate import check_bool
+from ..fitting import SamplerKeywords
 from ..scores import ModelScores
 from ..seeding import SeedLike
 from .data import TIE_RULES, rankings
-from .fit import RankingModel, compare_adapter, fit_ranking, scores_of
+from .fit import RankingArguments, RankingModel, compare_adapter, fit_ranking, scores_of
 from .result import RankingResult
 
 
@@ -153,7 +155,7 @@ def plackett_luce_test(
     seed: SeedLike = None,
     alpha: float = 0.05,
     warn: bool = True,
-    **mcmc: Any,
+    **sampler: Unpack[SamplerKeywords],
 ) -> RankingResult:
     """Compare k models by the Bayesian Plackett-Luce model of their rankings.
 
@@ -177,7 +179,7 @@ def plackett_luce_test(
     hdi_prob, win_rope
         Mass of the HDIs (0.89) and the rope on P(a beats b) (0.45, 0.55), as for the
         Bradley-Terry model.
-    seed, alpha, warn, **mcmc
+    seed, alpha, warn, **sampler
         As for :func:`~bayes_hier.ranking.bradley_terry_test`.
     """
     scores = scores_of(data, models, columns, runs)
@@ -190,7 +192,8 @@ def plackett_luce_test(
         scores,
         prior=prior,
         options={"by_fold": by_fold, "concentration": concentration, "tie_rule": tie_rule},
-        arguments=locals(),
+        arguments=RankingArguments(seed, hdi_prob, win_rope, higher_is_better, alpha, warn),
+        sampler=sampler,
     )
 
 
