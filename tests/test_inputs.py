@@ -400,6 +400,30 @@ def test_counts_are_integers(value, error):
     assert correlated_ttest(x, y, runs=2.0).probs == correlated_ttest(x, y, runs=2).probs
 
 
+def test_an_unknown_mcmc_keyword_is_refused_with_the_settings_listed():
+    from bayes_hier import hierarchical_test
+    from bayes_hier.joint import joint_test
+    from bayes_hier.ranking import bradley_terry_test, plackett_luce_test
+
+    scores = pd.DataFrame(
+        {"dataset": "d", "model": ["a", "b"] * 4, "fold": [0, 0, 1, 1, 2, 2, 3, 3], "score": 0.5}
+    )
+    settings = "['chains', 'draws', 'warmup', 'adapt_delta', 'max_treedepth', 'engine', 'progress']"
+    for name, call in (
+        ("hierarchical_test", lambda: hierarchical_test(scores, chain=2)),
+        ("joint_test", lambda: joint_test(scores, chain=2)),
+        ("bradley_terry_test", lambda: bradley_terry_test(scores, chain=2)),
+        ("plackett_luce_test", lambda: plackett_luce_test(scores, chain=2)),
+    ):
+        with pytest.raises(TypeError) as raised:
+            call()
+        message = str(raised.value)
+        assert message.startswith(f"{name}() got unexpected keyword argument(s) ['chain']")
+        assert message.endswith(f"the MCMC settings {settings}.")
+    assert SamplerOptions.from_keywords({"chains": 2}, "f") == SamplerOptions(chains=2)
+    assert SamplerOptions.from_keywords({}, "f") == SamplerOptions()
+
+
 def test_check_helpers():
     assert check_bool(np.True_, "flag") is True
     assert check_int(np.int32(4), "n", minimum=1) == 4 and type(check_int(4.0, "n")) is int
