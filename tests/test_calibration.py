@@ -418,7 +418,7 @@ def test_error_rate_differences_have_the_stated_distribution():
 # ----------------------------------------------------------------------------------- Stan SBC
 @pytest.mark.stan
 def test_small_sbc_of_the_hierarchical_model_has_uniform_ranks(engine):
-    """100 replicates at q = 10, n = 10 with the hierarchical ν prior, 2 chains × 300 draws,
+    """100 replicates at q = 10, n = 10 with the hierarchical ν prior, 2 chains × 200 draws,
     through the generic driver.
 
     Fails when any of the 7 parameters' ranks fails the chi-square or the ECDF test at
@@ -426,7 +426,7 @@ def test_small_sbc_of_the_hierarchical_model_has_uniform_ranks(engine):
     0.001. A posterior shifted by half a posterior sd fails it (see the conjugate test above,
     where 500 replicates give p < 1e-6).
     """
-    config = SBCConfig(SamplerOptions(chains=2, warmup=300, draws=300, engine=engine), seed=15)
+    config = SBCConfig(SamplerOptions(chains=2, warmup=200, draws=200, engine=engine), seed=15)
     simulator = HierarchicalSimulator(q=10, n=10)
     ranks = run_sbc([simulator], 100, config, InlineExecutor(), progress=False)
     table = uniformity_table(ranks, PARAMETERS, config.thinned, 10, simulations=20_000)

@@ -156,11 +156,18 @@ def _isolated_caches(root: Path) -> dict[str, str]:
 
 @pytest.mark.stan
 def test_two_processes_compiling_the_same_program_compile_once_and_both_fit(tmp_path, monkeypatch):
+    """Also the pystan engine's first compile: it leaves the working directory empty."""
     environment = _isolated_caches(tmp_path)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(__file__).resolve().parent.parent), environment.get("PYTHONPATH")) if p
+    )
+    work = tmp_path / "work"
+    work.mkdir()
     runs = [
         subprocess.Popen(
             [sys.executable, "-c", _COMPILE_AND_SAMPLE, TINY.code],
             env=environment,
+            cwd=work,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -173,6 +180,7 @@ def test_two_processes_compiling_the_same_program_compile_once_and_both_fit(tmp_
         assert abs(float(out.strip().splitlines()[-1]) - 1.0) < 0.3  # y ~ normal(1, 2)
     compiled = sum("compiling the Stan program 'tiny'" in err for _, err in outputs)
     assert compiled == 1
+    assert sorted(os.listdir(work)) == []  # nothing written where the user works
 
     for name in ("BAYES_HIER_CACHE", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, environment[name])
