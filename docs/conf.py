@@ -75,6 +75,18 @@ API_MODULES: list[tuple] = [
     ),
     ("bayes_hier.experiments.record", "bayes_hier.experiments.record: the results of record"),
     ("bayes_hier.calibration", "bayes_hier.calibration: simulation-based calibration"),
+    (
+        "bayes_hier.hierarchical.simulate",
+        "bayes_hier.hierarchical.simulate: the hierarchical model's calibration simulator",
+    ),
+    (
+        "bayes_hier.joint.simulate",
+        "bayes_hier.joint.simulate: the joint model's calibration simulator",
+    ),
+    (
+        "bayes_hier.ranking.simulate",
+        "bayes_hier.ranking.simulate: the rank models' calibration simulators",
+    ),
     ("bayes_hier.data", "bayes_hier.data: input formats", ["CVData", "as_cvdata"]),
     ("bayes_hier.examples", "bayes_hier.examples: example data"),
     ("bayes_hier.seeding", "bayes_hier.seeding: seeds"),

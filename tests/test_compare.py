@@ -321,6 +321,16 @@ def test_runs_with_a_tidy_frame_is_an_error(frame):
 
 
 # ------------------------------------------------------------------------- methods
+def test_the_hierarchical_method_takes_the_mcmc_keywords_of_its_test():
+    from bayes_hier.compare.methods import METHODS
+    from bayes_hier.fitting import SamplerKeywords
+
+    options = METHODS["hierarchical"].options()
+    assert set(SamplerKeywords.__annotations__) <= options
+    assert {"nu_prior", "hdi_prob", "sigma_factor"} <= options
+    assert not {"seed", "rope", "sampler"} & options
+
+
 def test_method_and_option_errors(frame):
     with pytest.raises(ValueError, match="Unknown method 'bayes'"):
         compare(frame, method="bayes")

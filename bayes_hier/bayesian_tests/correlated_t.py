@@ -112,7 +112,7 @@ class CorrelatedTResult(BayesianTestResult):
         return max(2 * self._reach(), abs(self.loc) + 3 * self.scale, 1e-12)
 
     def hdi(self, prob: float | None = None) -> tuple[float, float]:
-        """Highest-density interval of μ of mass ``prob`` (default :attr:`hdi_prob`): the
+        """Highest-density interval of μ of mass ``prob`` (default ``self.hdi_prob``): the
         central interval of the (symmetric) Student posterior, from its quantiles."""
         prob = self.hdi_prob if prob is None else check_fraction(prob, "The HDI mass")
         if self.scale == 0:

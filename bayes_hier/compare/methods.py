@@ -14,6 +14,7 @@ an entry to :data:`METHODS`.
 from __future__ import annotations
 
 import inspect
+import typing
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,14 @@ from ..hierarchical import hierarchical_test
 from ..issued import is_package_warning
 from ..rope import Rope
 from .result import ManyModelResult
+
+
+def typed_keywords(function: Callable[..., Any], name: str) -> set[str]:
+    """The keys of the TypedDict in ``**name: Unpack[TypedDict]`` of ``function`` (PEP 692);
+    empty when the annotation is anything else."""
+    hint = typing.get_type_hints(function).get(name)
+    (typed_dict,) = typing.get_args(hint) or (None,)
+    return set(getattr(typed_dict, "__annotations__", {}))
 
 
 @dataclass(frozen=True)
@@ -65,10 +74,18 @@ class PairMethod:
     result_class: type[ManyModelResult] = ManyModelResult
 
     def options(self) -> set[str]:
-        """The keyword options the test accepts besides the data, rope and seed."""
+        """The keyword options the test accepts besides the data, rope and seed: its named
+        parameters and the keys of a ``**keywords: Unpack[SomeTypedDict]`` (the MCMC settings,
+        :class:`~bayes_hier.fitting.SamplerKeywords`)."""
         reserved = {"x", "y", "rope", "seed", "runs", "names", "models", "columns", "rho"}
         reserved |= {"higher_is_better", "warn", "dataset", "scores", "pairs"}
-        return set(inspect.signature(self.test).parameters) - reserved
+        names = set()
+        for parameter in inspect.signature(self.test).parameters.values():
+            if parameter.kind is parameter.VAR_KEYWORD:
+                names |= typed_keywords(self.test, parameter.name)
+            else:
+                names.add(parameter.name)
+        return names - reserved
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise a TypeError naming options the test does not take."""

@@ -7,7 +7,7 @@ settings record (:class:`FittedModel`). To add a model: a ``.stan`` file in ``st
 module implementing :class:`StanModel`.
 """
 
-from .draws import stacked_draws
+from .draws import FittedResult, stacked_draws
 from .driver import (
     FittedModel,
     SamplerKeywords,
@@ -20,6 +20,7 @@ from .seeds import SeedStreams, seed_streams
 
 __all__ = [
     "FittedModel",
+    "FittedResult",
     "ModelInput",
     "SamplerKeywords",
     "SamplerOptions",

@@ -13,7 +13,7 @@ import pandas as pd
 from ..data import CVData
 from ..decision import OUTCOMES
 from ..diagnostics import convergence_problems
-from ..fitting.draws import stacked_draws
+from ..fitting.draws import FittedResult
 from ..formatting import toward_half
 from ..probabilities import (
     Probabilities,
@@ -62,7 +62,7 @@ class PopulationSummary:
         )
 
 
-class HierarchicalResult(ComparisonResult):
+class HierarchicalResult(ComparisonResult, FittedResult):
     """Posterior of the hierarchical model for two models on several data sets.
 
     All numbers are in the original units of the scores and follow the package convention
@@ -98,15 +98,11 @@ class HierarchicalResult(ComparisonResult):
         settings: dict[str, Any],
         hdi_prob: float = 0.95,
     ) -> None:
-        self.idata = idata
+        self.keep_fit(idata, model_input, prior, diagnostics, hdi_prob)
         self.cv = cv
         self.names = cv.names
         self.rope = rope
-        self.model_input = model_input
-        self.prior = prior
-        self.diagnostics = diagnostics
         self.settings = settings
-        self.hdi_prob = hdi_prob
 
     @property
     def convergence_problems(self) -> tuple[str, ...]:
@@ -115,10 +111,6 @@ class HierarchicalResult(ComparisonResult):
         return tuple(convergence_problems(self.diagnostics))
 
     # ------------------------------------------------------------------ draws
-    def posterior_draws(self, name: str) -> np.ndarray:
-        """Draws of a scalar or vector variable with chains stacked: shape (m,) or (m, k)."""
-        return stacked_draws(self.idata, name)
-
     @cached_property
     def nu_draws(self) -> np.ndarray:
         """Draws of ν (infinite for the Gaussian population)."""

@@ -2,15 +2,16 @@
 likelihood of ``stan/hierarchical.stan``, in its units.
 
 Simulation-based calibration (Talts et al., 2018) is valid only when the data are simulated from
-the very prior the fit uses. The package's own prior has data-dependent bounds (σ̄ = 1000·mean s_i,
-σ̄₀ = 1000·sd x̄_i, D = max |x_ij|, conventions §3) and rescales the data to mean s_i = 1, so it is
-not a fixed prior one could simulate from. The calibration therefore fixes the hyper-parameters in
-the units the Stan program sees (:class:`HierarchicalCalibrationPrior`) and builds the data of
-the program through the package's own ``build_model_input``, of which only the three
-data-dependent bounds are replaced (:func:`calibration_model_input`).
+the very prior the fit uses. The package's own prior has data-dependent bounds
+(σ̄ = 1000·mean s_i, σ̄₀ = 1000·sd x̄_i, D = ``max |x_ij|``, conventions §3) and rescales the data
+to mean s_i = 1, so it is not a fixed prior one could simulate from. The calibration therefore
+fixes the hyper-parameters in the units the Stan program sees
+(:class:`HierarchicalCalibrationPrior`) and builds the data of the program through the package's
+own ``build_model_input``, of which only the three data-dependent bounds are replaced
+(:func:`calibration_model_input`).
 
 The generative model, for data sets i = 1..q (conventions §3,
-``stan/include/hierarchical_prior.stan``):
+``stan/include/hierarchical_prior.stan``)::
 
     δ₀ ~ U(−D, D),  σ₀ ~ U(0, σ̄₀),  σ_i ~ U(0, σ̄)
     ν − 1 ~ Gamma(α, β)  with  α ~ U(α_lo, α_hi), β ~ U(β_lo, β_hi)  ("hierarchical")

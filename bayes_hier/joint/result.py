@@ -21,7 +21,7 @@ import xarray as xr
 from ..compare.result import ManyModelResult
 from ..data import CVData
 from ..diagnostics import diagnostic_problems, warn_on_problems
-from ..fitting.draws import stacked_draws
+from ..fitting.draws import FittedResult
 from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
 from ..probabilities import region_shares
@@ -128,7 +128,7 @@ def pair_datasets(data: MultiCVData, pair: tuple[str, str]) -> tuple[str, ...]:
     return tuple(name for i, name in enumerate(data.datasets) if observed[i, a] and observed[i, b])
 
 
-class JointResult(ManyModelResult):
+class JointResult(ManyModelResult, FittedResult):
     """k models compared by one joint Bayesian hierarchical model (``stan/joint.stan``).
 
     Besides everything a :class:`~bayes_hier.compare.ManyModelResult` has (``pairs``,
@@ -159,18 +159,11 @@ class JointResult(ManyModelResult):
         **kwargs: Any,
     ) -> None:
         super().__init__(pairs, **kwargs)
-        self.idata = idata
+        self.keep_fit(idata, model_input, prior, diagnostics, hdi_prob)
         self.data = data
-        self.model_input = model_input
-        self.prior = prior
-        self.diagnostics = diagnostics
         self.predictive_seed = predictive_seed
-        self.hdi_prob = hdi_prob
 
     # ------------------------------------------------------------------ draws
-    def _stacked(self, name: str) -> np.ndarray:
-        return stacked_draws(self.idata, name)
-
     @cached_property
     def next_sample(self) -> np.ndarray:
         """Predictive draws of a new data set's true centred model effects, shape (m·R, k).
@@ -180,14 +173,14 @@ class JointResult(ManyModelResult):
         :data:`NEXT_DRAWS_PER_POSTERIOR_DRAW`; seeded by ``predictive_seed``.
         """
         rng = np.random.default_rng(self.predictive_seed)
-        theta0, sigma0 = self._stacked("theta0"), self._stacked("Sigma0")
+        theta0, sigma0 = self.posterior_draws("theta0"), self.posterior_draws("Sigma0")
         m, d = theta0.shape
         replicates = NEXT_DRAWS_PER_POSTERIOR_DRAW
         root = np.linalg.cholesky(
             sigma0 + 1e-12 * np.eye(d) * np.trace(sigma0, axis1=1, axis2=2)[:, None, None]
         )
         if "nu" in self.idata.posterior:
-            nu = np.repeat(self._stacked("nu"), replicates)
+            nu = np.repeat(self.posterior_draws("nu"), replicates)
             tau = rng.gamma(nu / 2, 2 / nu)
         else:
             tau = np.ones(m * replicates)
@@ -231,7 +224,7 @@ class JointResult(ManyModelResult):
     @cached_property
     def p_best_population(self) -> pd.Series:
         """P(the model has the highest population mean effect μ₀)."""
-        mu0 = self._stacked("mu0")
+        mu0 = self.posterior_draws("mu0")
         best = np.argmax(mu0, axis=1)
         counts = np.bincount(best, minlength=len(self.models)) / best.size
         return pd.Series(counts, index=list(self.models), name="p_best_population")
@@ -247,7 +240,7 @@ class JointResult(ManyModelResult):
                 "expected_rank": self.expected_rank,
                 "p_best_population": self.p_best_population,
                 "mean_effect": pd.Series(
-                    self._stacked("mu0").mean(axis=0), index=list(self.models)
+                    self.posterior_draws("mu0").mean(axis=0), index=list(self.models)
                 ),
             }
         )
@@ -279,7 +272,7 @@ class JointResult(ManyModelResult):
         not run, ``run`` is False for them, their ``mle`` is NaN, the others' ``mle`` is centred
         over the models run there, and ``shrunk`` is the model's effect predicted from the
         scores of the models run there and the population."""
-        mu = self._stacked("mu")
+        mu = self.posterior_draws("mu")
         run = self.data.observed
         means = self.data.means
         observed = means - np.nanmean(means, axis=1, keepdims=True)

@@ -5,17 +5,17 @@ Simulation-based calibration (Talts et al., 2018) needs data simulated from exac
 the fit uses. The shipped joint priors are improper (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and Ω_i), so
 the calibration switches the program to its proper calibration prior
 (:class:`~bayes_hier.joint.model_input.JointCalibrationPrior`, scale matrices S₀ and S_Ω) and
-simulates from it, in the units of the program (the model input is built with a fixed scale):
+simulates from it, in the units of the program (the model input is built with a fixed scale)::
 
     θ₀ ~ N(0, s₀² I_d),   Σ₀ ~ InvWishart(ν₀, S₀),   Ω_i ~ InvWishart(ν_Ω, S_Ω)
     ν − 1 ~ Gamma(α, β),  α ~ U(α_lo, α_hi), β ~ U(β_lo, β_hi)      (the shipped ν prior)
     τ_i ~ Gamma(ν/2, ν/2),   θ_i | τ_i ~ N(θ₀, Σ₀/τ_i)   (⇔ θ_i ~ MVT_d(ν, θ₀, Σ₀))
     Y_i = 1 θ_iᵀ + E_i,   vec(E_i) ~ N(0, Ω_i ⊗ R),   R = (1 − ρ)I + ρ11ᵀ      (n × d)
 
-with d = k − 1 and InvWishart(ν, S) of density ∝ |W|^(−(ν+d+1)/2) exp(−tr(S W⁻¹)/2) (Stan's and
+with d = k − 1 and InvWishart(ν, S) of density ∝ ``|W|^(−(ν+d+1)/2) exp(−tr(S W⁻¹)/2)`` (Stan's and
 scipy's parametrisation, mean S/(ν − d − 1)). The scores of the k models are mapped back from
 the contrasts with the orthonormal Helmert matrix C (C Cᵀ = I, C1 = 0) plus a per-data-set
-difficulty and a fold effect common to all models:
+difficulty and a fold effect common to all models::
 
     X_i = Y_i C + (m_i 1 + c e_i) 1ᵀ,   m_i ~ N(0, h²),  vec-independent e_i ~ N(0, R)
 
