@@ -42,7 +42,6 @@
 // little correlation.  With M = L L', p(M) ~ |M|^(-1/2) and the Jacobian of M -> L
 // (2^d prod_j L_jj^(d - j + 1)) give log p(L) = sum_j (d - j) log L_jj + const.
 // With T_i = A_i^-1 S_i A_i^-T / a_i = G_i G_i':  tr(Omega_i^-1 S_i) / a_i = |L_i^-1 G_i|_F^2.
-// joint_matrix.stan states the same model literally (multi_normal of vec(Y_i)) for the tests.
 //
 // Models missing on some data sets (joint_data.stan: observed, design).  Data set i with k_i < k
 // models has its own d_i = k_i - 1 orthonormal contrasts C_i of those models, with mean

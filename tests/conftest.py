@@ -28,7 +28,7 @@ SLOW_BY_NATURE = ("stan", "notebook", "wheel")
 #: 4 and 7 minutes on a cold cache), each lane in the order the tests first need them.
 PRECOMPILE_LANES = (
     ("hierarchical", "hierarchical_matrix", "bradley_terry", "plackett_luce"),
-    ("joint", "joint_matrix"),
+    ("joint",),
 )
 
 

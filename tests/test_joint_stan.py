@@ -30,9 +30,8 @@ pytestmark = pytest.mark.stan
 
 @pytest.fixture(scope="module")
 def joint_engine(engine):
-    """The suite's engine with both joint programs compiled."""
+    """The suite's engine with the joint program compiled."""
     engine.compile(load_program("joint"))
-    engine.compile(load_program("joint_matrix"))
     return engine
 
 
@@ -117,34 +116,31 @@ def _reference_log_density(model_input, point) -> float:
     return float(np.sum(log_lik) + log_prior)
 
 
-def _programs_state(engine, model_input, reference, up_to_constant=False, rtol=1e-10):
-    """joint.stan and joint_matrix.stan both equal ``reference(model_input, point)`` at random
-    points (constants included, or up to a constant); returns the points and joint.stan's values.
-    A literal (Kronecker) reference agrees to about 1e-10 relative, not to the last digits."""
+def _program_states(engine, model_input, reference, up_to_constant=False, rtol=1e-10):
+    """joint.stan equals ``reference(model_input, point)`` at random points (constants included,
+    or up to a constant); returns the points and joint.stan's values. A literal (Kronecker)
+    reference agrees to about 1e-10 relative, not to the last digits."""
     points = _random_points(model_input)
     closed = engine.log_density(load_program("joint"), model_input.data, points)
-    matrix = engine.log_density(load_program("joint_matrix"), model_input.matrix_data(), points)
     expected = np.array([reference(model_input, point) for point in points])
     assert np.ptp(closed) > 1.0
     if up_to_constant:
-        for values in (closed, matrix):
-            np.testing.assert_allclose(values - expected, (values - expected)[0], atol=1e-6)
+        np.testing.assert_allclose(closed - expected, (closed - expected)[0], atol=1e-6)
     else:
         np.testing.assert_allclose(closed, expected, rtol=rtol)
-        np.testing.assert_allclose(matrix, closed, rtol=rtol)
     return points, closed
 
 
 @pytest.mark.parametrize("nu_prior", ["hierarchical", "juarez-steel", "gaussian"])
 def test_joint_program_states_the_reference_log_density(joint_engine, nu_prior):
-    """joint.stan = the NumPy/scipy statement of the model = joint_matrix.stan (literal
-    Kronecker normal of vec(Y_i)), constants included, at points that really differ."""
-    _programs_state(joint_engine, _input(nu_prior), _reference_log_density)
+    """joint.stan = the NumPy/scipy statement of the model, constants included, at points that
+    really differ (that statement = the literal Kronecker normal of vec(Y_i): test_joint)."""
+    _program_states(joint_engine, _input(nu_prior), _reference_log_density)
 
 
 @pytest.mark.parametrize("nu_prior", ["hierarchical", "gaussian"])
 def test_calibration_prior_replaces_the_improper_priors(joint_engine, nu_prior):
-    """calibration_prior = 1 (fixed unit scale): both programs = scipy's normal θ₀ and inverse
+    """calibration_prior = 1 (fixed unit scale): joint.stan = scipy's normal θ₀ and inverse
     Wishart Σ₀, Ω_i (with the Jacobians of the Cholesky factors) + the same likelihood, up to a
     constant; and the flag really changes the density (not the same differences as without)."""
     calibration = JointCalibrationPrior(
@@ -156,7 +152,7 @@ def test_calibration_prior_replaces_the_improper_priors(joint_engine, nu_prior):
     )
     model_input = _input(nu_prior, scale=0.02, calibration=calibration)
     assert model_input.scale == 0.02 and model_input.data["calibration_prior"] == 1
-    points, closed = _programs_state(joint_engine, model_input, _reference_log_density, True)
+    points, closed = _program_states(joint_engine, model_input, _reference_log_density, True)
     default = _input(nu_prior, scale=0.02)
     assert default.data["calibration_prior"] == 0
     flat = joint_engine.log_density(load_program("joint"), default.data, points)
@@ -385,16 +381,16 @@ def _reference_with_missing_models(model_input, point) -> float:
 
 @pytest.mark.parametrize("nu_prior", ["hierarchical", "gaussian"])
 def test_models_missing_on_some_data_sets_state_the_observed_likelihood(joint_engine, nu_prior):
-    """Both programs = the exact marginal likelihood of the observed scores only + the prior,
+    """joint.stan = the exact marginal likelihood of the observed scores only + the prior,
     constants included, for a design with one and with two models missing on a data set."""
     model_input = _missing_input(nu_prior)
     assert model_input.data["observed"] == [3, 2, 3, 1, 3]
-    _programs_state(joint_engine, model_input, _reference_with_missing_models, rtol=1e-9)
+    _program_states(joint_engine, model_input, _reference_with_missing_models, rtol=1e-9)
 
 
 def test_calibration_prior_with_missing_models(joint_engine):
     """The calibration prior on a data set's observed contrasts is the law of M_iΩM_iᵀ:
-    InvWishart(ν − d + d_i, M_iΨM_iᵀ); both programs = scipy up to a constant."""
+    InvWishart(ν − d + d_i, M_iΨM_iᵀ); joint.stan = scipy up to a constant."""
     calibration = JointCalibrationPrior(
         theta0_sd=2.0,
         population_df=6.0,
@@ -403,7 +399,7 @@ def test_calibration_prior_with_missing_models(joint_engine):
         noise_scale=np.array([[1.0, 0.2, 0.0], [0.2, 1.5, -0.3], [0.0, -0.3, 0.8]]),
     )
     model_input = _missing_input("hierarchical", scale=0.02, calibration=calibration)
-    _programs_state(joint_engine, model_input, _reference_with_missing_models, True)
+    _program_states(joint_engine, model_input, _reference_with_missing_models, True)
 
 
 def test_a_model_run_on_two_data_sets_only_is_more_uncertain(joint_engine, recovery):

@@ -36,8 +36,7 @@ def diagnosed_view(idata: az.InferenceData) -> az.InferenceData:
 class JointModel(StanModel):
     """One hierarchical model of k models on q data sets (see :func:`joint_test`).
 
-    ``joint.stan`` reads sufficient statistics; the reference program ``joint_matrix.stan`` the
-    contrasts of every fold."""
+    ``joint.stan`` reads sufficient statistics of the contrasts of every data set."""
 
     name = "joint model"
     program = "joint"

@@ -167,18 +167,6 @@ class JointModelInput(ScoreBlocks):
     perturbed: tuple[str, ...]
     data: dict[str, Any]
 
-    def matrix_data(self) -> dict[str, Any]:
-        """The data of the reference program ``joint_matrix.stan``: the contrasts of all folds,
-        each data set's own contrasts of its observed models padded with zeros to k − 1."""
-        d = self.contrasts.shape[0]
-        y = np.zeros((sum(block.shape[0] for block in self.scores), d))
-        start = 0
-        for block, run in zip(self.scores, self.observed):
-            own, _ = observed_contrasts(self.contrasts, run)
-            y[start : start + block.shape[0], : own.shape[0]] = block[:, run] @ own.T
-            start += block.shape[0]
-        return {**self.data, "total": int(y.shape[0]), "y": y}
-
 
 def _tied(first: np.ndarray, second: np.ndarray) -> bool:
     """Whether ``second − first`` is the same on every fold up to rounding: its range is
