@@ -1,4 +1,5 @@
-"""Correlated t, sign and signed-rank tests against closed forms and brute force (SPEC §1-2)."""
+"""Correlated t, sign and signed-rank tests against closed forms and brute force (user guide,
+Model and conventions §1-2)."""
 
 import itertools
 import math
@@ -280,7 +281,7 @@ def test_sign_test_averages_fold_scores_per_data_set():
 
 # ---------------------------------------------------------------------- signed-rank test
 def brute_force_theta(w, z, rope):
-    """The double loop of SPEC §2 with H(0) = 1/2, for one weight vector."""
+    """The double loop of conventions §2 with H(0) = 1/2, for one weight vector."""
 
     def heaviside(a):
         return 1.0 if a > 0 else 0.5 if a == 0 else 0.0

@@ -1,4 +1,5 @@
-"""Frequentist tests (SPEC §5): against scipy/statsmodels, hand-worked examples and textbook facts.
+"""Frequentist tests (user guide, Model and conventions §5): against scipy/statsmodels,
+hand-worked examples and textbook facts.
 
 Expected values are computed here from the published formulas, never by the code under test.
 """

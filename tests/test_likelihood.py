@@ -1,4 +1,5 @@
-"""The closed-form equicorrelated likelihood (SPEC §3.1) against scipy's multivariate normal."""
+"""The closed-form equicorrelated likelihood (user guide, Model and conventions §3.1) against
+scipy's multivariate normal."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Joint analysis of several performance measures (SPEC §4): counts, GLRT, Dirichlet and BN."""
+"""Joint analysis of several performance measures (user guide, Model and conventions §4): counts,
+GLRT, Dirichlet and BN."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def scores_from_bits(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def expected_lambda(n_a: float, n_b: float) -> float:
-    """lambda(n) = ((n_a + n_b)/2)^(n_a + n_b) / (n_a^n_a n_b^n_b), straight from SPEC §4."""
+    """lambda(n) = ((n_a + n_b)/2)^(n_a + n_b) / (n_a^n_a n_b^n_b), straight from conventions §4."""
     total = n_a + n_b
     return (total / 2) ** total / (n_a**n_a * n_b**n_b)
 

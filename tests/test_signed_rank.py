@@ -22,7 +22,7 @@ def exact_heaviside(a: float, b: float, t: float) -> float:
 
 def reference_theta(weights: np.ndarray, z: np.ndarray, rope: Rope) -> np.ndarray:
     """(θ_left, θ_rope, θ_right) per row of ``weights`` as quadratic forms of the Walsh-average
-    indicator matrices, every tie decided in exact rational arithmetic (SPEC §2)."""
+    indicator matrices, every tie decided in exact rational arithmetic (conventions §2)."""
     m = z.size
     right = np.array(
         [[exact_heaviside(z[i], z[j], 2 * rope.high) for j in range(m)] for i in range(m)]

@@ -146,7 +146,8 @@ def test_closed_form_program_states_the_reference_log_density(matrix_engine, nu_
 @pytest.mark.stan
 @pytest.mark.parametrize("nu_prior", NU_PRIORS)
 def test_closed_form_and_matrix_programs_have_the_same_log_density(matrix_engine, nu_prior):
-    """At random parameter points the two programs differ by the same constant (SPEC §3.1)."""
+    """At random parameter points the two programs differ by the same constant (user guide,
+    Model and conventions §3.1)."""
     model_input, points, closed = _closed_form_at_random_points(matrix_engine, nu_prior)
     matrix = matrix_engine.log_density(
         load_program("hierarchical_matrix"), model_input.matrix_data(), points
