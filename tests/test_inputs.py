@@ -9,6 +9,7 @@ import gzip
 import importlib
 import re
 import warnings
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +35,7 @@ from bayes_hier.compat import (
     two_on_single,
 )
 from bayes_hier.examples import find_uci_weka, load_uci_weka, packaged_uci_weka
-from bayes_hier.fitting import SamplerOptions, SeedStreams, seed_streams
+from bayes_hier.fitting import SamplerKeywords, SamplerOptions, SeedStreams, seed_streams
 from bayes_hier.frequentist import (
     corrected_resampled_ttest,
     paired_ttest,
@@ -422,6 +423,8 @@ def test_an_unknown_mcmc_keyword_is_refused_with_the_settings_listed():
         assert message.endswith(f"the MCMC settings {settings}.")
     assert SamplerOptions.from_keywords({"chains": 2}, "f") == SamplerOptions(chains=2)
     assert SamplerOptions.from_keywords({}, "f") == SamplerOptions()
+    # the typed record of the keywords names exactly the options' fields
+    assert set(SamplerKeywords.__annotations__) == {f.name for f in fields(SamplerOptions)}
 
 
 def test_check_helpers():

@@ -30,7 +30,7 @@ def run_cauchy_repetition(
     deltas = cauchy_deltas(q, location, scale, rng)
     result = runner.fit_simulated(deltas, rng, s, seed)
     probs = result.probs
-    means = result.per_dataset["mle"].to_numpy()  # the sample mean of each data set
+    means = result.cv.means  # the sample mean of each data set
     return {
         "q": q,
         "location": location,
