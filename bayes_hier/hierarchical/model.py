@@ -28,7 +28,7 @@ DIAGNOSED = ("delta0", "sigma0", "nu", "nu_alpha", "nu_beta", "delta", "sigma", 
 LOCATION_SCALE = ("delta0", "sigma0", "delta", "sigma")
 
 
-def _scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
+def scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
     """A length-1 array variable of the Stan program as a scalar (None when it has length 0)."""
     if name not in posterior:
         return None
@@ -54,8 +54,8 @@ def complete_posterior(
     """
     posterior = idata.posterior
     data = model_input.data
-    alpha, beta = _scalar_draws(posterior, "nu_alpha"), _scalar_draws(posterior, "nu_beta")
-    nu_raw = _scalar_draws(posterior, "nu_raw")
+    alpha, beta = scalar_draws(posterior, "nu_alpha"), scalar_draws(posterior, "nu_beta")
+    nu_raw = scalar_draws(posterior, "nu_raw")
     sigma0, sigma = posterior["sigma0"], posterior["sigma"]
     variables: dict[str, xr.DataArray] = {"delta0": posterior["delta0"], "sigma0": sigma0}
     population_variance = sigma0**2

@@ -45,6 +45,7 @@ from ..fitting.model import CalibrationSuite, Simulation
 from ..rope import Rope
 from .model import HIERARCHICAL, HierarchicalModel
 from .model_input import NU_PRIORS, HierarchicalPrior, ModelInput, build_model_input
+from .two_chart import TWO_CHART
 
 #: Ranked quantities: the population, ν, and the first two data sets' δ_i and σ_i.
 PARAMETERS = ("delta0", "sigma0", "nu", "delta[0]", "delta[1]", "sigma[0]", "sigma[1]")
@@ -211,6 +212,13 @@ class HierarchicalSimulator:
         return {name: _parameter_draws(idata.posterior, name) for name in PARAMETERS}
 
 
+@dataclass(frozen=True)
+class TwoChartSimulator(HierarchicalSimulator):
+    """The same simulation, fitted in two-chart coordinates (``hierarchical_two_chart.stan``)."""
+
+    model: ClassVar[HierarchicalModel] = TWO_CHART
+
+
 #: The settings of the default calibration: both Student-t ν priors at four (q, n).
 NU_PRIORS_CALIBRATED = ("hierarchical", "juarez-steel")
 SIZES = ((10, 10), (10, 100), (50, 10), (50, 100))
@@ -238,13 +246,42 @@ def calibration_suite(prior: HierarchicalCalibrationPrior | None = None) -> Cali
     )  # fmt: skip
 
 
+#: Few-fold (q, n) of the two-chart calibration.
+FEW_FOLD_SIZES = ((10, 4), (20, 4), (10, 2))
+
+
+def two_chart_suite(prior: HierarchicalCalibrationPrior | None = None) -> CalibrationSuite:
+    """``python -m bayes_hier.calibration --model hierarchical_two_chart``: the simulation of
+    :func:`calibration_suite` at few folds (both ν priors × (q, n) in :data:`FEW_FOLD_SIZES`,
+    64 replicates), fitted in two-chart coordinates; 2 chains × 300 draws after 300 warm-up."""
+    prior = prior or HierarchicalCalibrationPrior()
+    simulators = tuple(
+        TwoChartSimulator(replace(prior, nu_prior=nu_prior), q, n)
+        for nu_prior in NU_PRIORS_CALIBRATED
+        for q, n in FEW_FOLD_SIZES
+    )
+    description = (
+        f"Priors as the hierarchical model's calibration (δ₀ ~ U(−{prior.delta0_bound:g}, "
+        f"{prior.delta0_bound:g}), σ₀ ~ U(0, {prior.sigma0_upper:g}), σ_i ~ U(0, "
+        f"{prior.sigma_upper:g})), ν priors {', '.join(NU_PRIORS_CALIBRATED)}; ρ = 0.1; few folds. "
+        "Fits: stan/hierarchical_two_chart.stan (the same model in two-chart coordinates)."
+    )
+    return CalibrationSuite(
+        simulators, warmup=300, draws=300, thinned=59, seed=20261126, replicates=64,
+        pool_by=("nu_prior",), description=description,
+    )  # fmt: skip
+
+
 __all__ = [
+    "FEW_FOLD_SIZES",
     "PARAMETERS",
     "HierarchicalCalibrationPrior",
     "HierarchicalSimulator",
+    "TwoChartSimulator",
     "calibration_model_input",
     "calibration_suite",
     "draw_mixing",
     "draw_parameters",
     "simulate",
+    "two_chart_suite",
 ]
