@@ -34,10 +34,9 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from ..data import CVData
-from .model import LOCATION_SCALE, HierarchicalModel, scalar_draws
+from .model import HierarchicalModel, population_draws, store_completed
 from .model_input import ModelInput
 from .model_input import initial_values as scale_mixture_initial_values
-from .scale_mixture import nu_from_standardised
 
 #: c of the charts' weights w_A = logit⁻¹(c (log g_A − log g_B)), g Cauchy kernels.
 CHART_SHARPNESS = 3.0
@@ -144,38 +143,24 @@ def complete_two_chart(
     """The model's quantities from the two-chart coordinates (module docstring), in the
     original units: the same variables as the scale-mixture completion."""
     posterior, data = idata.posterior, model_input.data
-    alpha, beta = scalar_draws(posterior, "nu_alpha"), scalar_draws(posterior, "nu_beta")
-    nu_raw = scalar_draws(posterior, "nu_raw")
+    variables, gamma = population_draws(posterior, data)
     delta0, sigma0, u = posterior["delta0"], posterior["sigma0"], posterior["u"]
-    variables: dict[str, xr.DataArray] = {"delta0": delta0, "sigma0": sigma0}
     nu_values = np.full(sigma0.shape, np.inf)
-    if nu_raw is not None:
-        shape, rate = (alpha, beta) if alpha is not None else (data["nu_shape"], data["nu_rate"])
-        variables["nu"] = xr.apply_ufunc(nu_from_standardised, nu_raw, shape, rate)
+    if "nu" in variables:
         nu_values = variables["nu"].transpose(*sigma0.dims).values
     term_a, term_b, delta_a, delta_b = chart_log_terms(
         data, delta0.values, sigma0.values, nu_values, u.values, CHART_SHARPNESS
     )
     chart_a = rng.random(term_a.shape) < special.expit(term_a - term_b)
     delta = np.where(chart_a, delta_a, delta_b)
-    sigma = draw_noise_scale(data, delta, rng)
-    per_dataset = {"delta": delta, "sigma": sigma}
-    if nu_raw is not None:
+    per_dataset = {"delta": delta, "sigma": draw_noise_scale(data, delta, rng)}
+    if "nu" in variables:
         z = (delta - delta0.values[..., None]) / sigma0.values[..., None]
-        nu_e = nu_values[..., None]
-        per_dataset["tau"] = rng.gamma(0.5 * (nu_e + 1), 2.0 / (nu_e + z**2))
+        nu = nu_values[..., None]
+        per_dataset["tau"] = rng.gamma(0.5 * (nu + 1), 2.0 / (nu + z**2))
     for name, values in per_dataset.items():
         variables[name] = xr.DataArray(values, dims=u.dims, coords=u.coords)
-    for name, value in (("nu_alpha", alpha), ("nu_beta", beta)):
-        if value is not None:
-            variables[name] = value
-    for name in LOCATION_SCALE:
-        variables[name] = variables[name] * model_input.scale
-    idata.posterior = xr.Dataset(variables, attrs=posterior.attrs)
-    idata.posterior.attrs.update(
-        scale=model_input.scale, units="original units of the scores (d = second - first)"
-    )
-    return idata
+    return store_completed(idata, {**variables, **gamma}, model_input)
 
 
 def two_chart_initial_values(
@@ -197,6 +182,7 @@ class TwoChartModel(HierarchicalModel):
 
     program = "hierarchical_two_chart"
     initial_values = staticmethod(two_chart_initial_values)
+    completion = staticmethod(complete_two_chart)
 
     def stan_data(self, model_input: ModelInput, program: str) -> Mapping[str, Any]:
         return {**model_input.data, "chart_sharpness": CHART_SHARPNESS}
@@ -205,15 +191,6 @@ class TwoChartModel(HierarchicalModel):
         self, data: CVData, model_input: ModelInput
     ) -> tuple[Mapping[str, Sequence[Any]], Mapping[str, Sequence[str]]]:
         return {"dataset": list(data.datasets)}, {"u": ["dataset"]}
-
-    def complete(
-        self,
-        idata: az.InferenceData,
-        data: CVData | None,
-        model_input: ModelInput,
-        rng: np.random.Generator,
-    ) -> az.InferenceData:
-        return complete_two_chart(idata, model_input, rng)
 
 
 #: The instance :func:`~bayes_hier.hierarchical.hierarchical_test` fits in two-chart coordinates.
