@@ -95,10 +95,11 @@ paper-quick: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.experiments --quick --out results --jobs $(JOBS) $(DATA_ARG)
 
 # One entry for every model: python -m bayes_hier.calibration --model NAME [NAME ...].
-# SBC of the hierarchical model (2 nu priors x 4 (q, n), 64 replicates each) and its decision
+# SBC of the hierarchical model (2 nu priors x 4 (q, n), 64 replicates each), of its two-chart
+# coordinates at 2 and 4 folds (2 nu priors x 3 (q, n)) and its decision
 # error rates: results/calibration.
 calibrate: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration --model hierarchical --out results/calibration --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model hierarchical hierarchical_two_chart --out results/calibration --jobs $(JOBS)
 
 # SBC of the joint model (k = 3, q = 10, n = 10, 200 replicates): results/calibration-joint.
 calibrate-joint: $(VENV)/.installed-test

@@ -13,7 +13,8 @@ the "noise" mode σ_i > 1 (:func:`noise_mode_mass`), over a grid of σ₀ and ν
 
 Usage: ``python -m benchmarks.few_fold --size base`` (all 10 pairs of 5 x 20 x 4) or
 ``--size large --pairs m00:m01 m02:m05`` (pairs of 16 x 132 x 4); ``--seed`` the study's seed,
-``--fit-seed`` the sampler's, ``--nu-prior`` the population (as ``hierarchical_test``).
+``--fit-seed`` the sampler's, ``--nu-prior`` the population and ``--coordinates`` the
+sampler's coordinates (as ``hierarchical_test``; default ``auto``: two-chart at 4 folds).
 """
 
 from __future__ import annotations
@@ -124,10 +125,17 @@ def fit_row(
     seed: int,
     save: str | None,
     nu_prior: str = "hierarchical",
+    coordinates: str = "auto",
 ) -> str:
     start = time.perf_counter()
     result = hierarchical_test(
-        frame, rope=ROPE, models=list(pair), seed=seed, warn=False, nu_prior=nu_prior
+        frame,
+        rope=ROPE,
+        models=list(pair),
+        seed=seed,
+        warn=False,
+        nu_prior=nu_prior,
+        coordinates=coordinates,
     )
     seconds = time.perf_counter() - start
     if save:
@@ -148,6 +156,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the simulated study")
     parser.add_argument("--fit-seed", type=int, default=1)
     parser.add_argument("--nu-prior", default="hierarchical", help="the fits' nu prior")
+    parser.add_argument(
+        "--coordinates", default="auto", help="the sampler's coordinates (hierarchical_test)"
+    )
     parser.add_argument("--modes", action="store_true", help="mode masses, no fits")
     parser.add_argument("--save", help="folder to save each fit's posterior in (netCDF)")
     args = parser.parse_args()
@@ -168,8 +179,13 @@ def main() -> None:
     study_name = f"{models} x {datasets} x 4 (seed {args.seed})"
     if args.nu_prior != "hierarchical":
         study_name += f", {args.nu_prior} nu prior"
+    if args.coordinates != "auto":
+        study_name += f", {args.coordinates}"
     for pair in pairs:
-        print(fit_row(study_name, frame, pair, args.fit_seed, args.save, args.nu_prior), flush=True)
+        row = fit_row(
+            study_name, frame, pair, args.fit_seed, args.save, args.nu_prior, args.coordinates
+        )
+        print(row, flush=True)
 
 
 if __name__ == "__main__":

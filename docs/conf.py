@@ -76,6 +76,10 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.experiments.record", "bayes_hier.experiments.record: the results of record"),
     ("bayes_hier.calibration", "bayes_hier.calibration: simulation-based calibration"),
     (
+        "bayes_hier.hierarchical.two_chart",
+        "bayes_hier.hierarchical.two_chart: few-fold coordinates of the hierarchical model",
+    ),
+    (
         "bayes_hier.hierarchical.simulate",
         "bayes_hier.hierarchical.simulate: the hierarchical model's calibration simulator",
     ),

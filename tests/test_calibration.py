@@ -252,7 +252,7 @@ def _truth_posterior(name: str, simulation, simulator, draws: int = 40, jitter: 
         noise = np.exp(jitter * rng.standard_normal((2, draws, *values.shape)))
         return (("chain", "draw", *dims), values * noise)
 
-    if name == "hierarchical":
+    if name.startswith("hierarchical"):
         q = simulator.q
         vectors = {
             base: np.r_[t[f"{base}[0]"], t[f"{base}[1]"], np.ones(q - 2)]
@@ -296,7 +296,7 @@ def _default_prior(name: str, simulator):
     from bayes_hier.ranking.bradley_terry import BradleyTerryPrior
     from bayes_hier.ranking.plackett_luce import PlackettLucePrior
 
-    if name == "hierarchical":
+    if name.startswith("hierarchical"):
         return HierarchicalPrior(nu_prior=simulator.prior.nu_prior)
     return {"joint": JointPrior(), "bradley_terry": BradleyTerryPrior()}.get(
         name, PlackettLucePrior()

@@ -40,6 +40,7 @@ from .sbc import SBCConfig, run_sbc
 #: Model name → ``module:function`` returning its default :class:`CalibrationSuite`.
 SUITES = {
     "hierarchical": "bayes_hier.hierarchical.simulate:calibration_suite",
+    "hierarchical_two_chart": "bayes_hier.hierarchical.simulate:two_chart_suite",
     "joint": "bayes_hier.joint.simulate:calibration_suite",
     "bradley_terry": "bayes_hier.ranking.simulate:bradley_terry_suite",
     "plackett_luce": "bayes_hier.ranking.simulate:plackett_luce_suite",

@@ -12,9 +12,18 @@ from ..fitting import SamplerKeywords, SamplerOptions, fit_model, seed_streams
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike
-from .model import HIERARCHICAL
+from .model import HIERARCHICAL, HierarchicalModel
 from .model_input import HierarchicalPrior
 from .result import HierarchicalResult
+from .two_chart import TWO_CHART
+
+#: The sampler's coordinates of :func:`hierarchical_test` (``coordinates=``): the same model.
+COORDINATES: dict[str, HierarchicalModel] = {
+    "scale-mixture": HIERARCHICAL,
+    "two-chart": TWO_CHART,
+}
+#: ``coordinates="auto"`` takes the two charts when some data set has fewer results than this.
+FEW_RESULTS = 10
 
 
 @records_warnings
@@ -38,6 +47,7 @@ def hierarchical_test(
     hdi_prob: float = 0.95,
     seed: SeedLike = None,
     warn: bool = True,
+    coordinates: str = "auto",
     **sampler: Unpack[SamplerKeywords],
 ) -> HierarchicalResult:
     """Compare two models on several data sets with the Bayesian hierarchical model.
@@ -53,6 +63,15 @@ def hierarchical_test(
     logarithms (``stan/hierarchical.stan``). This avoids the funnels of the centred and
     non-centred forms, e.g. when two models agree exactly on many data sets and ν is near 1.
     The δ_i are then drawn from their normal full conditional, one per posterior draw.
+
+    With few folds (fewer than 10 results on some data set) that posterior can be bimodal: a data
+    set whose precise mean lies far from the others is explained either by the population's
+    tail or by noise, and the chains of the scale-mixture coordinates stay in one explanation
+    each (R-hat far above 1.01), or all in the same one, missing the other's mass. The same
+    model is then sampled in two-chart coordinates (``stan/hierarchical_two_chart.stan``):
+    σ_i and the mixing precisions integrated out in closed form and one coordinate per data
+    set that reaches both explanations (:mod:`bayes_hier.hierarchical.two_chart`). Its
+    gradients cost about twice as much.
 
     Parameters
     ----------
@@ -92,6 +111,11 @@ def hierarchical_test(
         Mass of the highest-density intervals reported.
     warn
         Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` for each failed diagnostic.
+    coordinates
+        The sampler's coordinates of the same model: ``"scale-mixture"``
+        (``stan/hierarchical.stan``), ``"two-chart"`` (``stan/hierarchical_two_chart.stan``) or
+        ``"auto"`` (default): two-chart when some data set has fewer than 10 results, else
+        scale-mixture. Recorded in ``result.settings["coordinates"]``.
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
         ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.9``,
@@ -132,8 +156,9 @@ def hierarchical_test(
     )
     warn = check_bool(warn, "warn")
     hdi_prob = check_fraction(hdi_prob, "hdi_prob")
+    coordinates = choose_coordinates(coordinates, cv)
     fitted = fit_model(
-        HIERARCHICAL,
+        COORDINATES[coordinates],
         cv,
         rope=parsed_rope,
         prior=prior,
@@ -149,9 +174,23 @@ def hierarchical_test(
         model_input=fitted.model_input,
         prior=prior,
         diagnostics=fitted.diagnostics,
-        settings=fitted.settings,
+        settings={**fitted.settings, "coordinates": coordinates},
         hdi_prob=hdi_prob,
     )
+
+
+def choose_coordinates(coordinates: str, cv: CVData) -> str:
+    """The sampler's coordinates for ``cv``: ``coordinates`` itself, or for ``"auto"``
+    ``"two-chart"`` when some data set has fewer than :data:`FEW_RESULTS` results."""
+    if coordinates == "auto":
+        return "two-chart" if min(cv.n) < FEW_RESULTS else "scale-mixture"
+    if coordinates not in COORDINATES:
+        raise ValueError(
+            f"coordinates={coordinates!r} is not known; use 'auto', "
+            + " or ".join(repr(name) for name in COORDINATES)
+            + "."
+        )
+    return coordinates
 
 
 def prepare_input(
@@ -177,4 +216,4 @@ def prepare_input(
     return cv, cv.rope(rope)
 
 
-__all__ = ["hierarchical_test", "prepare_input"]
+__all__ = ["COORDINATES", "FEW_RESULTS", "choose_coordinates", "hierarchical_test", "prepare_input"]

@@ -28,7 +28,7 @@ DIAGNOSED = ("delta0", "sigma0", "nu", "nu_alpha", "nu_beta", "delta", "sigma", 
 LOCATION_SCALE = ("delta0", "sigma0", "delta", "sigma")
 
 
-def _scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
+def scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
     """A length-1 array variable of the Stan program as a scalar (None when it has length 0)."""
     if name not in posterior:
         return None
@@ -39,13 +39,49 @@ def _scalar_draws(posterior: xr.Dataset, name: str) -> xr.DataArray | None:
     return variable.isel({extra[0]: 0}, drop=True) if variable.sizes[extra[0]] == 1 else None
 
 
+def population_draws(
+    posterior: xr.Dataset, data: Mapping[str, Any]
+) -> tuple[dict[str, xr.DataArray], dict[str, xr.DataArray]]:
+    """The population's draws in the sampler's units: ``({"delta0", "sigma0"[, "nu"]},
+    {"nu_alpha", "nu_beta"} when sampled)``, ν = 1 + exp(log(ν − 1)) from its standardised
+    logarithm (:mod:`.scale_mixture`; no ν for the Gaussian population)."""
+    alpha, beta = scalar_draws(posterior, "nu_alpha"), scalar_draws(posterior, "nu_beta")
+    nu_raw = scalar_draws(posterior, "nu_raw")
+    population = {"delta0": posterior["delta0"], "sigma0": posterior["sigma0"]}
+    if nu_raw is not None:
+        if alpha is not None and beta is not None:
+            shape, rate = alpha, beta
+        else:
+            shape, rate = data["nu_shape"], data["nu_rate"]
+        population["nu"] = xr.apply_ufunc(nu_from_standardised, nu_raw, shape, rate)
+    gamma = {
+        name: value for name, value in (("nu_alpha", alpha), ("nu_beta", beta)) if value is not None
+    }
+    return population, gamma
+
+
+def store_completed(
+    idata: az.InferenceData, variables: dict[str, xr.DataArray], model_input: ModelInput
+) -> az.InferenceData:
+    """Replace ``idata``'s posterior by the completed ``variables``, locations and scales
+    multiplied back by the scale of the data."""
+    for name in LOCATION_SCALE:
+        variables[name] = variables[name] * model_input.scale
+    idata.posterior = xr.Dataset(variables, attrs=idata.posterior.attrs)
+    idata.posterior.attrs.update(
+        scale=model_input.scale, units="original units of the scores (d = second - first)"
+    )
+    return idata
+
+
 def complete_posterior(
     idata: az.InferenceData, model_input: ModelInput, rng: np.random.Generator
 ) -> az.InferenceData:
     """Turn the sampler's coordinates into the model's quantities, in the original units.
 
-    * ν = 1 + exp(log(ν − 1)) and the mixing precisions τ_i from their standardised logarithms
-      (:mod:`.scale_mixture`); with the Gaussian population there are neither (τ_i = 1).
+    * ν (:func:`population_draws`) and the mixing precisions τ_i from their standardised
+      logarithms (:mod:`.scale_mixture`); with the Gaussian population there are neither
+      (τ_i = 1).
     * The true differences δ_i, integrated out by the Stan program, are drawn from their normal
       full conditional given each draw's δ₀, σ₀, τ_i and σ_i
       (:func:`~.likelihood.delta_full_conditional`): one exact conditional draw per posterior
@@ -54,22 +90,14 @@ def complete_posterior(
     """
     posterior = idata.posterior
     data = model_input.data
-    alpha, beta = _scalar_draws(posterior, "nu_alpha"), _scalar_draws(posterior, "nu_beta")
-    nu_raw = _scalar_draws(posterior, "nu_raw")
+    variables, gamma = population_draws(posterior, data)
     sigma0, sigma = posterior["sigma0"], posterior["sigma"]
-    variables: dict[str, xr.DataArray] = {"delta0": posterior["delta0"], "sigma0": sigma0}
     population_variance = sigma0**2
-    if nu_raw is not None:
-        if alpha is not None and beta is not None:
-            shape, rate = alpha, beta
-        else:
-            shape, rate = data["nu_shape"], data["nu_rate"]
-        nu = xr.apply_ufunc(nu_from_standardised, nu_raw, shape, rate)
+    if "nu" in variables:
         tau_raw = posterior["tau_raw"]  # per data set, like sigma (dimension names may differ)
         tau_raw = tau_raw.rename({tau_raw.dims[-1]: sigma.dims[-1]})
-        tau = xr.apply_ufunc(tau_from_standardised, tau_raw, nu)
+        tau = xr.apply_ufunc(tau_from_standardised, tau_raw, variables["nu"])
         population_variance = population_variance / tau
-        variables["nu"] = nu
     mean, variance = xr.apply_ufunc(
         delta_full_conditional,
         xr.DataArray(np.asarray(data["n"], float), dims=sigma.dims[-1:]),
@@ -83,18 +111,9 @@ def complete_posterior(
     mean, variance = mean.transpose(*sigma.dims), variance.transpose(*sigma.dims)
     variables["delta"] = mean + np.sqrt(variance) * rng.standard_normal(mean.shape)
     variables["sigma"] = sigma
-    if nu_raw is not None:
+    if "nu" in variables:
         variables["tau"] = tau.transpose(*sigma.dims)
-    for name, value in (("nu_alpha", alpha), ("nu_beta", beta)):
-        if value is not None:
-            variables[name] = value
-    for name in LOCATION_SCALE:
-        variables[name] = variables[name] * model_input.scale
-    idata.posterior = xr.Dataset(variables, attrs=posterior.attrs)
-    idata.posterior.attrs.update(
-        scale=model_input.scale, units="original units of the scores (d = second - first)"
-    )
-    return idata
+    return store_completed(idata, {**variables, **gamma}, model_input)
 
 
 class HierarchicalModel(StanModel):
@@ -120,6 +139,9 @@ class HierarchicalModel(StanModel):
             per_dataset["tau_raw"] = ["dataset"]
         return {"dataset": list(data.datasets)}, per_dataset
 
+    #: The completion of the draws (:func:`complete_posterior` for these coordinates).
+    completion = staticmethod(complete_posterior)
+
     def complete(
         self,
         idata: az.InferenceData,
@@ -127,7 +149,7 @@ class HierarchicalModel(StanModel):
         model_input: ModelInput,
         rng: np.random.Generator,
     ) -> az.InferenceData:
-        return complete_posterior(idata, model_input, rng)
+        return self.completion(idata, model_input, rng)
 
 
 #: The one instance :func:`~bayes_hier.hierarchical.hierarchical_test` fits.
@@ -139,4 +161,7 @@ __all__ = [
     "LOCATION_SCALE",
     "HierarchicalModel",
     "complete_posterior",
+    "population_draws",
+    "scalar_draws",
+    "store_completed",
 ]

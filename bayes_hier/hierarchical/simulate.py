@@ -45,6 +45,7 @@ from ..fitting.model import CalibrationSuite, Simulation
 from ..rope import Rope
 from .model import HIERARCHICAL, HierarchicalModel
 from .model_input import NU_PRIORS, HierarchicalPrior, ModelInput, build_model_input
+from .two_chart import TWO_CHART
 
 #: Ranked quantities: the population, ν, and the first two data sets' δ_i and σ_i.
 PARAMETERS = ("delta0", "sigma0", "nu", "delta[0]", "delta[1]", "sigma[0]", "sigma[1]")
@@ -211,40 +212,71 @@ class HierarchicalSimulator:
         return {name: _parameter_draws(idata.posterior, name) for name in PARAMETERS}
 
 
+@dataclass(frozen=True)
+class TwoChartSimulator(HierarchicalSimulator):
+    """The same simulation, fitted in two-chart coordinates (``hierarchical_two_chart.stan``)."""
+
+    model: ClassVar[HierarchicalModel] = TWO_CHART
+
+
 #: The settings of the default calibration: both Student-t ν priors at four (q, n).
 NU_PRIORS_CALIBRATED = ("hierarchical", "juarez-steel")
 SIZES = ((10, 10), (10, 100), (50, 10), (50, 100))
 
 
-def calibration_suite(prior: HierarchicalCalibrationPrior | None = None) -> CalibrationSuite:
-    """``make calibrate``: 8 settings (two ν priors × four (q, n)) × 64 replicates, 2 chains ×
-    300 draws after 300 warm-up, L = 59, ranks pooled per ν prior."""
+def _suite(
+    simulator: type[HierarchicalSimulator],
+    prior: HierarchicalCalibrationPrior | None,
+    sizes: tuple[tuple[int, int], ...],
+    seed: int,
+) -> CalibrationSuite:
+    """Both ν priors × ``sizes`` × 64 replicates of ``simulator``, 2 chains × 300 draws after
+    300 warm-up, L = 59, ranks pooled per ν prior."""
     prior = prior or HierarchicalCalibrationPrior()
     simulators = tuple(
-        HierarchicalSimulator(replace(prior, nu_prior=nu_prior), q, n)
+        simulator(replace(prior, nu_prior=nu_prior), q, n)
         for nu_prior in NU_PRIORS_CALIBRATED
-        for q, n in SIZES
+        for q, n in sizes
     )
     description = (
         f"Priors: δ₀ ~ U(−{prior.delta0_bound:g}, {prior.delta0_bound:g}), σ₀ ~ U(0, "
         f"{prior.sigma0_upper:g}), σ_i ~ U(0, {prior.sigma_upper:g}) (fixed, in the units of the "
         f"Stan program; scale 1), ν priors {', '.join(NU_PRIORS_CALIBRATED)}; ρ = 0.1; "
         f"differences x_i ~ MVN(1 δ_i, σ_i²[(1 − ρ)I + ρ11ᵀ]). Fits: the shipped "
-        f"stan/hierarchical.stan with these bounds, package initial values."
+        f"stan/{simulator.model.program}.stan with these bounds, package initial values."
     )
     return CalibrationSuite(
-        simulators, warmup=300, draws=300, thinned=59, seed=20181025, replicates=64,
+        simulators, warmup=300, draws=300, thinned=59, seed=seed, replicates=64,
         pool_by=("nu_prior",), description=description,
     )  # fmt: skip
 
 
+def calibration_suite(prior: HierarchicalCalibrationPrior | None = None) -> CalibrationSuite:
+    """``make calibrate``: 8 settings (two ν priors × four (q, n)) × 64 replicates, 2 chains ×
+    300 draws after 300 warm-up, L = 59, ranks pooled per ν prior."""
+    return _suite(HierarchicalSimulator, prior, SIZES, seed=20181025)
+
+
+#: Few-fold (q, n) of the two-chart calibration.
+FEW_FOLD_SIZES = ((10, 4), (20, 4), (10, 2))
+
+
+def two_chart_suite(prior: HierarchicalCalibrationPrior | None = None) -> CalibrationSuite:
+    """``make calibrate``'s second part: the same simulation at few folds (both ν priors × the
+    (q, n) of :data:`FEW_FOLD_SIZES` × 64 replicates), fitted in two-chart coordinates."""
+    return _suite(TwoChartSimulator, prior, FEW_FOLD_SIZES, seed=20261126)
+
+
 __all__ = [
+    "FEW_FOLD_SIZES",
     "PARAMETERS",
     "HierarchicalCalibrationPrior",
     "HierarchicalSimulator",
+    "TwoChartSimulator",
     "calibration_model_input",
     "calibration_suite",
     "draw_mixing",
     "draw_parameters",
     "simulate",
+    "two_chart_suite",
 ]

@@ -1,0 +1,207 @@
+"""The two-chart coordinates of the hierarchical model (no Stan): the density of each data set's
+coordinate integrates to the model's marginal likelihood, and the completion draws δ_i and σ_i
+from the right conditionals (user guide, Model and conventions §3)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import integrate, special, stats
+
+from bayes_hier import CVData
+from bayes_hier.hierarchical.fit import choose_coordinates
+from bayes_hier.hierarchical.likelihood import equicorrelated_log_likelihood
+from bayes_hier.hierarchical.two_chart import chart_log_terms, draw_noise_scale
+
+# (n, rho, xbar, ss, delta0, sigma0, nu, sigma_upper): an outlier known to 500 standard errors
+# at n = 4, a data set inside the population, n = 2, the Gaussian population, a tight sigma bound
+CASES = [
+    (4, 0.25, 12.5, 3 * 0.03**2, 0.0, 0.01, 1.1, 1000.0),
+    (4, 0.25, 0.3, 3 * 0.5**2, 0.1, 0.4, 4.0, 1000.0),
+    (2, 0.0, -1.2, 0.2, 0.5, 0.3, 1.5, 1000.0),
+    (5, 0.2, 2.0, 0.6, -0.5, 1.2, np.inf, 1000.0),
+    (10, 0.1, -3.0, 9.0, 0.0, 0.2, 3.0, 1.5),
+]
+
+
+def _data(n, rho, xbar, ss, upper):
+    return {"n": [n], "rho": [rho], "xbar": [xbar], "ss": [ss], "sigma_upper": upper}
+
+
+def _chart_density(case):
+    n, rho, xbar, ss, delta0, sigma0, nu, upper = case
+    data = _data(n, rho, xbar, ss, upper)
+
+    def density(u):
+        term_a, term_b, _, _ = chart_log_terms(data, delta0, sigma0, nu, np.array([u]))
+        return float(np.exp(np.logaddexp(term_a, term_b)[0]) / upper)
+
+    return density
+
+
+def _scale_mixture_marginal(case) -> float:
+    """∫∫ N(x̄-marginal | δ₀, σ₀²/τ) U(σ; 0, σ̄) Gamma(τ; ν/2, ν/2) dσ dτ (hierarchical.stan)."""
+    n, rho, xbar, ss, delta0, sigma0, nu, upper = case
+
+    def integrand(sigma, tau):
+        log_lik = equicorrelated_log_likelihood(n, xbar, ss, rho, delta0, sigma, sigma0**2 / tau)
+        mixing = stats.gamma.pdf(tau, nu / 2, scale=2 / nu) if np.isfinite(nu) else 1.0
+        return float(np.exp(log_lik)) / upper * mixing
+
+    if not np.isfinite(nu):
+        pieces = [(0, 1), (1, 10), (10, upper)]
+        return sum(
+            integrate.quad(lambda s: integrand(s, 1.0), a, b, epsabs=0, epsrel=1e-11, limit=400)[0]
+            for a, b in pieces
+        )
+    # in log σ and log τ (Jacobian σ τ), where the integrand is smooth
+    return integrate.dblquad(
+        lambda ls, lt: integrand(np.exp(ls), np.exp(lt)) * np.exp(ls + lt),
+        -60, 8, -30, np.log(upper), epsabs=0, epsrel=1e-8,
+    )[0]  # fmt: skip
+
+
+def _integrated_f(case) -> float:
+    """∫ f_i(δ) dδ with σ_i and τ_i integrated in closed form (incomplete gamma, Student-t),
+    by adaptive quadrature split at the two modes x̄_i and δ₀."""
+    n, rho, xbar, ss, delta0, sigma0, nu, upper = case
+    a, b, h = 1 - rho, 1 + (n - 1) * rho, (n - 1) / 2
+
+    def f(d):
+        quadratic = ss / a + n * (xbar - d) ** 2 / b
+        likelihood = (
+            (2 * np.pi) ** (-n / 2) * a ** (-(n - 1) / 2) * b**-0.5 * 2 ** (h - 1)
+            * special.gamma(h) * quadratic**-h * special.gammaincc(h, quadratic / (2 * upper**2))
+        )  # fmt: skip
+        population = (
+            stats.t.pdf(d, nu, delta0, sigma0)
+            if np.isfinite(nu)
+            else stats.norm.pdf(d, delta0, sigma0)
+        )
+        return likelihood * population / upper
+
+    low, high = sorted([xbar, delta0])
+    edges = [-np.inf, low - 1, low + 1, high - 1, high + 1, np.inf]
+    edges = sorted(set(edges))  # x̄ and δ₀ may be within 1 of each other
+    return sum(
+        integrate.quad(f, s, e, limit=500, epsabs=0)[0] for s, e in itertools.pairwise(edges)
+    )
+
+
+def _chart_integral(case) -> float:
+    density = _chart_density(case)
+    pieces = [(-np.inf, -200.0), (-200.0, -5.0), (-5.0, 5.0), (5.0, 200.0), (200.0, np.inf)]
+    return sum(integrate.quad(density, a, b, limit=500, epsabs=0)[0] for a, b in pieces)
+
+
+@pytest.mark.parametrize("case", CASES, ids=["outlier", "inside", "n2", "gaussian", "bound"])
+def test_chart_density_integrates_to_the_marginal_likelihood(case):
+    """∫ p(u) du = ∫ f_i(δ) dδ = p(x_i | δ₀, σ₀, ν): the hyper-parameters' posterior is the
+    model's."""
+    assert _chart_integral(case) == pytest.approx(_integrated_f(case), rel=1e-8)
+
+
+@pytest.mark.parametrize("case", CASES[1:], ids=["inside", "n2", "gaussian", "bound"])
+def test_closed_forms_equal_the_scale_mixture_likelihood(case):
+    """f_i's closed forms (σ_i and τ_i integrated) equal the double integral of the likelihood of
+    ``hierarchical.stan`` over σ_i ~ U(0, σ̄) and τ_i ~ Gamma(ν/2, ν/2)."""
+    assert _integrated_f(case) == pytest.approx(_scale_mixture_marginal(case), rel=1e-7)
+
+
+def test_outlier_has_both_explanations_near_u_zero():
+    """For the precisely known outlier, chart A at u = 0 is δ = x̄ (the population's tail) and
+    chart B at u = 0 is δ = δ₀ (noise); each term is within a few nats of its chart's maximum,
+    and the other chart's mode (hundreds of units away) carries a weight below 1e-12."""
+    n, rho, xbar, ss, delta0, sigma0, nu, upper = CASES[0]
+    data = _data(n, rho, xbar, ss, upper)
+    u = np.linspace(-5, 5, 2001)
+    term_a, term_b, delta_a, delta_b = chart_log_terms(data, delta0, sigma0, nu, u)
+    assert delta_a[1000] == pytest.approx(xbar) and delta_b[1000] == pytest.approx(delta0)
+    assert term_a.max() - term_a[1000] < 3 and term_b.max() - term_b[1000] < 3
+    se = np.sqrt(ss / (1 - rho) * (1 + 3 * rho) / (4 * 3))
+    far = chart_log_terms(data, delta0, sigma0, nu, np.array([(delta0 - xbar) / se]))[0]
+    assert far[0] - term_b.max() < np.log(1e-12)
+
+
+def _sample_u(case, size, rng):
+    """Exact draws of u from p(u) by inversion on a fine grid (for the completion tests)."""
+    grid = np.concatenate([np.linspace(-3000, -30, 20000), np.linspace(-30, 30, 60001)[1:-1],
+                           np.linspace(30, 3000, 20000)])  # fmt: skip
+    n, rho, xbar, ss, delta0, sigma0, nu, upper = case
+    terms = chart_log_terms(_data(n, rho, xbar, ss, upper), delta0, sigma0, nu, grid[:, None])
+    values = np.exp(np.logaddexp(terms[0], terms[1])[:, 0])
+    cdf = np.concatenate([[0], np.cumsum(np.diff(grid) * (values[1:] + values[:-1]) / 2)])
+    return np.interp(rng.random(size) * cdf[-1], cdf, grid)
+
+
+def test_completion_draws_delta_from_its_marginal_posterior():
+    """δ_i completed from exact draws of u follows f_i = L_i P normalised (KS, 4000 draws),
+    for the outlier whose f_i has two modes 500 standard errors apart."""
+    case = CASES[0]
+    n, rho, xbar, ss, delta0, sigma0, nu, upper = case
+    data = _data(n, rho, xbar, ss, upper)
+    rng = np.random.default_rng(7)
+    u = _sample_u(case, 4000, rng)[:, None]
+    term_a, term_b, delta_a, delta_b = chart_log_terms(data, delta0, sigma0, nu, u)
+    delta = np.where(rng.random(u.shape) < special.expit(term_a - term_b), delta_a, delta_b)[:, 0]
+
+    def f(d):
+        a, b = 1 - rho, 1 + (n - 1) * rho
+        quadratic = ss / a + n * (xbar - d) ** 2 / b
+        h = (n - 1) / 2
+        return (
+            quadratic**-h
+            * special.gammaincc(h, quadratic / (2 * upper**2))
+            * stats.t.pdf(d, nu, delta0, sigma0)
+        )
+
+    breaks = sorted([delta0, xbar])
+    edges = [-np.inf, breaks[0] - 1, breaks[0] + 1, breaks[1] - 1, breaks[1] + 1, np.inf]
+    pieces = [integrate.quad(f, a, b, limit=500, epsabs=0)[0]
+              for a, b in itertools.pairwise(edges)]  # fmt: skip
+    total = sum(pieces)
+    near_outlier = pieces[3] / total  # the mass near x̄ (population's tail explanation)
+    assert np.mean(np.abs(delta - xbar) < 1) == pytest.approx(near_outlier, abs=0.03)
+    assert 0.02 < 1 - near_outlier < 0.2  # the noise explanation carries a few per cent
+
+    def cdf(d):
+        start = min(d, edges[1])
+        inner = [p for p in breaks if start < p < d]
+        head = integrate.quad(f, -np.inf, start, limit=500, epsabs=0)[0]
+        return (head + integrate.quad(f, start, d, limit=500, points=inner or None)[0]) / total
+
+    grid = np.quantile(delta, [0.1, 0.3, 0.5, 0.7, 0.9])
+    np.testing.assert_allclose(np.mean(delta[:, None] <= grid, axis=0),
+                               [cdf(g) for g in grid], atol=0.03)  # fmt: skip
+
+
+def test_noise_scale_follows_its_truncated_conditional():
+    """σ_i | δ_i has the density ∝ σ^−n exp(−Q/(2σ²)) on (0, σ̄): KS test of 20 000 draws, with
+    a bound that truncates three quarters of the untruncated mass."""
+    n, rho, xbar, ss, upper = 4, 0.2, 0.5, 2.0, 1.0
+    data = _data(n, rho, xbar, ss, upper)
+    delta = np.full((20000, 1), -0.3)
+    sigma = draw_noise_scale(data, delta, np.random.default_rng(3))[:, 0]
+    a, b = 1 - rho, 1 + (n - 1) * rho
+    quadratic = ss / a + n * (xbar + 0.3) ** 2 / b
+    assert sigma.max() <= upper
+
+    def cdf(s):
+        # P(σ ≤ s) = P(t ≥ Q/(2s²)) / P(t ≥ Q/(2σ̄²)), t ~ Gamma((n − 1)/2)
+        h = (n - 1) / 2
+        return special.gammaincc(h, quadratic / (2 * s**2)) / special.gammaincc(
+            h, quadratic / (2 * upper**2)
+        )
+
+    assert 0.5 < 1 - special.gammaincc(1.5, quadratic / 2) < 0.9  # the bound truncates
+    assert stats.kstest(sigma, cdf).pvalue > 0.001
+
+
+def test_auto_coordinates_follow_the_number_of_results():
+    few = CVData(np.zeros((3, 4)) + np.arange(4) * 0.01)
+    many = CVData(np.zeros((3, 10)) + np.arange(10) * 0.01)
+    assert choose_coordinates("auto", few) == "two-chart"
+    assert choose_coordinates("auto", many) == "scale-mixture"
+    assert choose_coordinates("scale-mixture", few) == "scale-mixture"
+    with pytest.raises(ValueError, match="'auto', 'scale-mixture' or 'two-chart'"):
+        choose_coordinates("charts", few)
