@@ -31,9 +31,9 @@ import arviz as az
 import numpy as np
 import xarray as xr
 from numpy.typing import ArrayLike
-from scipy import special
+from scipy import special, stats
 
-from ..data import CVData
+from ..data import CVData, corrected_standard_error
 from .model import HierarchicalModel, population_draws, store_completed
 from .model_input import ModelInput
 from .model_input import initial_values as scale_mixture_initial_values
@@ -46,14 +46,15 @@ def _statistics(data: Mapping[str, Any]) -> dict[str, np.ndarray]:
     n = np.asarray(data["n"], float)
     rho = np.asarray(data["rho"], float)
     a, b = 1.0 - rho, 1.0 + (n - 1.0) * rho
-    ss_over_a = np.asarray(data["ss"], float) / a
+    ss = np.asarray(data["ss"], float)
+    ss_over_a = ss / a
     return {
         "n": n,
         "xbar": np.asarray(data["xbar"], float),
         "ss_over_a": ss_over_a,
         "n_over_b": n / b,
         "half_dof": 0.5 * (n - 1.0),
-        "se": np.sqrt(ss_over_a * b / (n * (n - 1.0))),
+        "se": corrected_standard_error(np.sqrt(ss / (n - 1.0)), n, rho),
         "log_constant": -0.5 * n * np.log(2 * np.pi)
         - 0.5 * ((n - 1.0) * np.log(a) + np.log(b))
         + special.gammaln(0.5 * (n - 1.0))
@@ -61,24 +62,9 @@ def _statistics(data: Mapping[str, Any]) -> dict[str, np.ndarray]:
     }
 
 
-def _log_likelihood(stats: Mapping[str, np.ndarray], quadratic: np.ndarray, upper: float):
-    h = stats["half_dof"]
+def _log_likelihood(sufficient: Mapping[str, np.ndarray], quadratic: np.ndarray, upper: float):
+    h = sufficient["half_dof"]
     return -h * np.log(quadratic) + np.log(special.gammaincc(h, quadratic / (2 * upper**2)))
-
-
-def _log_population(delta: np.ndarray, delta0, sigma0, nu) -> np.ndarray:
-    z = (delta - delta0) / sigma0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        finite = np.where(np.isfinite(nu), nu, 1.0)
-        student = (
-            special.gammaln(0.5 * (finite + 1))
-            - special.gammaln(0.5 * finite)
-            - 0.5 * np.log(finite * np.pi)
-            - (finite + 1) / 2 * np.log1p(z**2 / finite)
-        )
-    return np.where(np.isfinite(nu), student, -0.5 * np.log(2 * np.pi) - 0.5 * z**2) - np.log(
-        sigma0
-    )
 
 
 def chart_log_terms(
@@ -97,22 +83,22 @@ def chart_log_terms(
     log[w_B f_i(δ_B) σ₀], each including the data set's constant, so that
     ``logaddexp(term_a, term_b) − log σ̄`` integrates over u to the data set's marginal likelihood.
     """
-    stats = _statistics(data)
+    sufficient = _statistics(data)
     u = np.asarray(u, float)
     delta0, sigma0, nu = (np.asarray(x, float)[..., None] for x in (delta0, sigma0, nu))
-    se, xbar = stats["se"], stats["xbar"]
+    se, xbar = sufficient["se"], sufficient["xbar"]
     delta_a, delta_b = xbar + se * u, delta0 + sigma0 * u
     upper = float(data["sigma_upper"])
     terms = []
     for delta in (delta_a, delta_b):
-        quadratic = stats["ss_over_a"] + stats["n_over_b"] * (xbar - delta) ** 2
+        quadratic = sufficient["ss_over_a"] + sufficient["n_over_b"] * (xbar - delta) ** 2
         log_kernel_a = -np.log(se) - np.log1p(((delta - xbar) / se) ** 2)
         log_kernel_b = -np.log(sigma0) - np.log1p(((delta - delta0) / sigma0) ** 2)
         terms.append(
             (
-                _log_likelihood(stats, quadratic, upper)
-                + _log_population(delta, delta0, sigma0, nu)
-                + stats["log_constant"],
+                _log_likelihood(sufficient, quadratic, upper)
+                + stats.t.logpdf(delta, nu, delta0, sigma0)  # ν = ∞: the normal density
+                + sufficient["log_constant"],
                 sharpness * (log_kernel_a - log_kernel_b),
             )
         )
@@ -129,9 +115,9 @@ def draw_noise_scale(
 
     With t = Q_i/(2σ_i²) ~ Gamma(h_i, 1) truncated to t ≥ Q_i/(2σ̄²), by inversion of the
     regularised upper incomplete gamma function."""
-    stats = _statistics(data)
-    quadratic = stats["ss_over_a"] + stats["n_over_b"] * (stats["xbar"] - delta) ** 2
-    h = np.broadcast_to(stats["half_dof"], quadratic.shape)
+    sufficient = _statistics(data)
+    quadratic = sufficient["ss_over_a"] + sufficient["n_over_b"] * (sufficient["xbar"] - delta) ** 2
+    h = np.broadcast_to(sufficient["half_dof"], quadratic.shape)
     tail = special.gammaincc(h, quadratic / (2 * float(data["sigma_upper"]) ** 2))
     t = special.gammainccinv(h, rng.random(quadratic.shape) * tail)
     return np.sqrt(quadratic / (2 * t))
