@@ -305,3 +305,51 @@ def warn_on_problems(problems: list[str], context: str) -> None:
     """Issue one :class:`SamplingWarning` per failed check."""
     for problem in problems:
         warnings.warn(f"{context}: {problem}", SamplingWarning, stacklevel=user_stacklevel())
+
+
+class OneFitChecks:
+    """The diagnostics of a result whose pairs all come from one fit of one model (the joint
+    model, the ranking models): its failed checks, whether it converged, its warnings, and the
+    sentence and caption that say its numbers are not fit for decisions when it did not.
+
+    The class that mixes it in sets ``diagnostics`` (:func:`compute_diagnostics`) and
+    ``fit_label`` (how warnings and tables name the fit).
+    """
+
+    diagnostics: dict[str, float]
+    fit_label: str
+
+    @property
+    def problems(self) -> dict[tuple[str, str], list[str]]:
+        """The fit's failed checks, under the key (``fit_label``, "all pairs")."""
+        found = diagnostic_problems(self.diagnostics)
+        return {(self.fit_label, "all pairs"): found} if found else {}
+
+    @property
+    def converged(self) -> bool:
+        """Whether the fit passed the convergence checks (divergences, R-hat, ESS); when not,
+        every pair's decision is "not converged"."""
+        return not convergence_problems(self.diagnostics)
+
+    def warn(self) -> None:
+        """One :class:`SamplingWarning` per failed check of the fit."""
+        warn_on_problems(diagnostic_problems(self.diagnostics), self.fit_label)
+
+    @property
+    def not_converged_note(self) -> str | None:
+        """For a fit that failed its convergence checks, the line that heads its summary (the
+        checks that failed); ``None`` for a converged fit."""
+        if self.converged:
+            return None
+        return (
+            "NOT CONVERGED: the numbers below are not fit for decisions "
+            f"({'; '.join(convergence_problems(self.diagnostics))})"
+        )
+
+    @property
+    def ranking_caption(self) -> str:
+        """The caption of the ranking table in the reports, marked when the fit failed."""
+        caption = f"Ranking on a new data set ({self.fit_label})"
+        if not self.converged:
+            caption += ": NOT CONVERGED, not fit for decisions (see the warnings)"
+        return caption

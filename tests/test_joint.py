@@ -21,6 +21,7 @@ from bayes_hier.joint.model_input import (
     observed_designs,
     perturb_ties,
 )
+from bayes_hier.joint.propriety import check_models_seen_enough, minimum_datasets_per_model
 from bayes_hier.rope import Rope
 from bayes_hier.scores import MissingDataWarning, model_scores
 
@@ -320,10 +321,51 @@ def test_models_never_run_together_are_an_error_and_rare_models_a_warning():
     blocks = _blocks(k=3, sizes=(6,) * 5)
     for i in range(2, 5):
         blocks[i][:, 2] = np.nan
-    with pytest.warns(MissingDataWarning, match=r"fewer than 3 data sets: c \(2\)"):
+    # the Stan input itself takes a rare model (the calibration prior is proper) ...
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         model_input = build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None)
     assert model_input.data["observed"] == [2, 2, 1, 1, 1]
     np.testing.assert_array_equal(model_input.observed[:, 2], [1, 1, 0, 0, 0])
+
+
+def _sparse_frame(present: int, q: int = 8, folds: int = 4) -> pd.DataFrame:
+    """Models A, B on q data sets and C on the first ``present`` of them."""
+    rng = np.random.default_rng(0)
+    rows = [
+        {"dataset": f"d{i}", "model": m, "run": 0, "fold": f, "score": rng.normal(0.8, 0.01)}
+        for i in range(q)
+        for f in range(folds)
+        for m in "ABC"
+        if m != "C" or i < present
+    ]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("present", [1, 3])
+def test_joint_test_refuses_a_model_run_on_k_data_sets_or_fewer(present):
+    """... but joint_test (flat-limit priors) needs every model on k + 1 = 4 data sets: below, the
+    posterior is improper (propriety.py); the refusal names the model, its count and the fix,
+    before any sampling."""
+    from bayes_hier import compare, joint_test
+
+    expected = (
+        rf"every model run on at least 4 data sets \(k \+ 1\).*'C' \({present}\).*"
+        r"models=\['A', 'B'\]"
+    )
+    with pytest.raises(ValueError, match=expected):
+        joint_test(_sparse_frame(present), rope=0.01, seed=1, engine="pystan")
+    with pytest.raises(ValueError, match=expected):
+        compare(_sparse_frame(present), rope=0.01, method="joint", seed=1, engine="pystan")
+
+
+def test_the_per_model_minimum_is_k_plus_one():
+    assert [minimum_datasets_per_model(k) for k in (2, 3, 16)] == [3, 4, 17]
+    check_models_seen_enough([8, 8, 4], ["A", "B", "C"])  # k + 1: proper, accepted
+    with pytest.raises(ValueError, match=r"'c' \(2\), 'd' \(1\).*Leave them out \(models="):
+        check_models_seen_enough([5, 5, 2, 1], ["a", "b", "c", "d"])
+    with pytest.raises(ValueError, match=r"'a' \(3\), 'c' \(1\)\..*Compare the models pairwise"):
+        check_models_seen_enough([3, 8, 1], ["a", "b", "c"])
 
 
 def test_ties_get_a_deterministic_mean_preserving_spread():

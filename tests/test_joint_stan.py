@@ -1,5 +1,6 @@
 """The joint model through Stan: log density, permutation invariance, k = 2, recovery."""
 
+import copy
 import warnings
 
 import numpy as np
@@ -402,31 +403,45 @@ def test_calibration_prior_with_missing_models(joint_engine):
     _program_states(joint_engine, model_input, _reference_with_missing_models, True)
 
 
-def test_a_model_run_on_two_data_sets_only_is_more_uncertain(joint_engine, recovery):
-    """m1 kept on 2 of the 10 data sets of ``recovery``: the fit runs, m1's pairs use those 2
-    data sets, and the population differences involving m1 are far more uncertain than with
-    every model everywhere, while m0 vs m2 stays about as certain."""
+def test_a_model_run_on_few_data_sets_is_uncertain_and_leaves_the_others_alone(
+    joint_engine, recovery
+):
+    """m1 kept on 5 of the 10 data sets of ``recovery`` (k + 1 = 4 is the minimum): m1's pairs
+    use those 5 data sets and their population differences are far more uncertain than with every
+    model everywhere (measured: 2.7 and 2.8 times the posterior sd), while m0 vs m2 keeps its
+    answer (sd ratio 1.00; Monte Carlo error of a ratio of sds at bulk ESS >= 90 about 0.1)."""
     frame = _simulated_frame([0.0, 0.0, 3.0], q=10, spread=0.5)
-    rare = frame[(frame.model != "m1") | frame.dataset.isin(["set 0", "set 1"])]
-    shorter = {**FIT, "draws": 500, "warmup": 500}  # a > 2x ratio of spreads needs no more
-    with pytest.warns(MissingDataWarning, match=r"fewer than 3 data sets: m1 \(2\)"):
-        result = joint_test(rare, rope=0.5, seed=5, **shorter)
-    assert result.usage["m0", "m1"].datasets == ("set 0", "set 1")
-    assert result["m0", "m1"].cv.q == 2 and result["m0", "m2"].cv.q == 10
+    kept = [f"set {i}" for i in range(5)]
+    rare = frame[(frame.model != "m1") | frame.dataset.isin(kept)]
+    result = joint_test(rare, rope=0.5, seed=5, **FIT)
+    assert result.usage["m0", "m1"].datasets == tuple(kept)
+    assert result["m0", "m1"].cv.q == 5 and result["m0", "m2"].cv.q == 10
     spread = {}
     for fit, name in ((recovery, "complete"), (result, "rare")):
         for pair in (("m0", "m1"), ("m1", "m2"), ("m0", "m2")):
             spread[name, pair] = float(np.std(fit[pair].posterior_draws("delta0")))
     for pair in (("m0", "m1"), ("m1", "m2")):
-        assert spread["rare", pair] > 2 * spread["complete", pair]
-    assert spread["rare", ("m0", "m2")] < 1.5 * spread["complete", ("m0", "m2")]
+        assert spread["rare", pair] > 1.5 * spread["complete", pair]
+    assert 0.8 < spread["rare", ("m0", "m2")] / spread["complete", ("m0", "m2")] < 1.25
+    np.testing.assert_allclose(result["m0", "m2"].probs, recovery["m0", "m2"].probs, atol=0.02)
     # the per-data-set noise of m1's pairs exists only where m1 was run
     sigma = result.idata.posterior["sigma"].sel(pair="m1 - m0").values
-    assert np.isfinite(sigma[..., :2]).all() and np.isnan(sigma[..., 2:]).all()
-    assert np.isfinite(result.diagnostics["max_rhat"])
+    assert np.isfinite(sigma[..., :5]).all() and np.isnan(sigma[..., 5:]).all()
     table = result.per_dataset
     assert not table[(table.model == "m1") & (table.dataset == "set 5")]["run"].item()
     np.testing.assert_allclose(result.p_best.sum(), 1.0)
+    # a fit that failed its checks says so above its numbers and in the report's caption
+    failed = copy.copy(result)
+    failed.diagnostics = {**result.diagnostics, "divergences": 3}
+    assert not failed.converged and failed.problems
+    assert (
+        failed.summary()
+        .splitlines()[1]
+        .startswith(
+            "NOT CONVERGED: the numbers below are not fit for decisions (3 divergent transitions"
+        )
+    )
+    assert "NOT CONVERGED" in failed.ranking_caption
 
 
 def test_compare_joint_with_missing_rows_end_to_end(joint_engine):

@@ -225,8 +225,16 @@ def test_a_failed_fit_declares_nothing(strengths):
     result = _result(strengths, failed)
     assert set(result.pairs["decision"]) == {"not converged"}
     assert not result.converged and result.problems
-    assert "NOT CONVERGED" in result.summary()
+    assert "NOT CONVERGED: the numbers below are not fit for decisions (12 divergent" in (
+        result.summary()
+    )
+    assert result.ranking_caption.endswith(
+        "NOT CONVERGED, not fit for decisions (see the warnings)"
+    )
     assert all("not converged, so no outcome is declared" in s for s in result.sentences())
+    converged = _result(strengths)
+    assert converged.converged and not converged.problems and converged.not_converged_note is None
+    assert converged.ranking_caption == "Ranking on a new data set (test model)"
 
 
 def test_plots_draw(strengths):

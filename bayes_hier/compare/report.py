@@ -93,7 +93,7 @@ def ranking_tables(result: ResultLike) -> list[Block]:
         Block(
             "table",
             ranking.round(3),
-            getattr(result, "ranking_caption", "Ranking on a new data set (joint model)"),
+            result.ranking_caption,
             True,
             "ranking",
         ),

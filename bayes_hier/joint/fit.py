@@ -19,7 +19,7 @@ from .data import MultiCVData
 from .model import JOINT
 from .model_input import JointPrior
 from .posterior import pair_labels
-from .propriety import check_enough_datasets
+from .propriety import check_enough_datasets, check_models_seen_enough
 from .result import JointResult, pair_datasets, pair_result
 
 
@@ -102,6 +102,7 @@ def joint_test(
     )
     cv = MultiCVData.from_scores(scores, rho=rho, higher_is_better=higher_is_better)
     check_enough_datasets(cv.q, cv.k)
+    check_models_seen_enough(cv.observed.sum(axis=0), cv.models)
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
     fitted = fit_model(

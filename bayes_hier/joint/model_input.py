@@ -11,13 +11,11 @@ of the Stan program and data-based initial values.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..callers import user_stacklevel
 from ..data import CVData
 from ..hierarchical.model_input import (
     NuPrior,
@@ -25,7 +23,6 @@ from ..hierarchical.model_input import (
     perturb_constant,
 )
 from ..rope import Rope
-from ..scores import MissingDataWarning
 from .contrasts import helmert_contrasts, observed_contrasts
 from .data import MultiCVData, ScoreBlocks
 
@@ -264,8 +261,9 @@ def check_design(data: MultiCVData) -> None:
 
     The models are linked when the graph "run together on some data set" is connected; otherwise
     the difference between two groups is not identified under the flat prior of θ₀ (ValueError).
-    A model run on fewer than 3 data sets gets a warning: with the flat-limit priors its part of
-    Σ₀ has a posterior tail like 1/s with 2 data sets, so its pairs are very uncertain.
+    How many data sets each model needs under the flat-limit priors is
+    :func:`~bayes_hier.joint.propriety.check_models_seen_enough`'s check (the calibration prior
+    needs no minimum).
     """
     observed = data.observed
     reached = {0}
@@ -284,16 +282,6 @@ def check_design(data: MultiCVData) -> None:
             f"The models {linked} and {others} are never run on a common data set, so the joint "
             "model cannot compare the two groups. Add a data set on which models of both groups "
             "were run, or compare the groups separately."
-        )
-    counts = observed.sum(axis=0)
-    few = [f"{m} ({c})" for m, c in zip(data.models, counts) if c < 3]
-    if few:
-        warnings.warn(
-            f"Models run on fewer than 3 data sets: {', '.join(few)}. The joint model's "
-            "population spread of such a model is barely identified by so few data sets (its "
-            "pairs will be very uncertain); add data sets where it was run if you can.",
-            MissingDataWarning,
-            stacklevel=user_stacklevel(),
         )
 
 

@@ -20,7 +20,7 @@ import xarray as xr
 
 from ..compare.result import ManyModelResult
 from ..data import CVData
-from ..diagnostics import diagnostic_problems, warn_on_problems
+from ..diagnostics import OneFitChecks
 from ..fitting.draws import FittedResult
 from ..formatting import toward_half
 from ..hierarchical.result import HierarchicalResult, hdi
@@ -128,7 +128,7 @@ def pair_datasets(data: MultiCVData, pair: tuple[str, str]) -> tuple[str, ...]:
     return tuple(name for i, name in enumerate(data.datasets) if observed[i, a] and observed[i, b])
 
 
-class JointResult(ManyModelResult, FittedResult):
+class JointResult(OneFitChecks, ManyModelResult, FittedResult):
     """k models compared by one joint Bayesian hierarchical model (``stan/joint.stan``).
 
     Besides everything a :class:`~bayes_hier.compare.ManyModelResult` has (``pairs``,
@@ -142,8 +142,12 @@ class JointResult(ManyModelResult, FittedResult):
     * :attr:`per_dataset`: shrinkage estimates of every model's centred effect on every data set;
     * :attr:`diagnostics`: the joint fit's MCMC diagnostics (shared by all pairs).
 
-    All in the original units, "higher is better" after the sign convention.
+    All in the original units, "higher is better" after the sign convention. The statements of a
+    fit that failed its convergence checks are not decisions: every pair's decision is "not
+    converged", and :meth:`summary` and the report's ranking caption say so.
     """
+
+    fit_label = "joint model"
 
     def __init__(
         self,
@@ -301,17 +305,7 @@ class JointResult(ManyModelResult, FittedResult):
             rows.append({"first": first, "second": second, **probs._asdict()})
         return pd.DataFrame(rows)
 
-    # ------------------------------------------------------------------ diagnostics and text
-    @cached_property
-    def problems(self) -> dict[tuple[str, str], list[str]]:
-        """The joint fit's failed checks, under the key ("joint model", "all pairs")."""
-        found = diagnostic_problems(self.diagnostics)
-        return {("joint model", "all pairs"): found} if found else {}
-
-    def warn(self) -> None:
-        """One :class:`~bayes_hier.diagnostics.SamplingWarning` per failed check of the fit."""
-        warn_on_problems(diagnostic_problems(self.diagnostics), "joint model")
-
+    # ------------------------------------------------------------------ text
     def summary(self) -> str:
         """The ranking, the pairs and the MCMC diagnostics."""
         d = self.diagnostics
@@ -320,6 +314,7 @@ class JointResult(ManyModelResult, FittedResult):
             f"Joint Bayesian hierarchical model: {len(self.models)} models on "
             f"{self.data.q} data sets, rope {self.rope}"
             + ("" if self.data.higher_is_better else " (scores negated: lower is better)"),
+            *([self.not_converged_note] if self.not_converged_note else []),
             "On a new data set:",
             f"  {'model':<{width}} {'P(best)':>8} {'P(pract. best)':>14} {'E[rank]':>8}",
         ]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..compare.pair import PairEstimate, pair_estimate
 from ..compare.result import ManyModelResult
-from ..diagnostics import convergence_problems, diagnostic_problems, warn_on_problems
+from ..diagnostics import OneFitChecks, convergence_problems
 from ..hierarchical.result import hdi
 from ..probabilities import Probabilities, region_shares
 from ..ranks import expected_ranks, rank_table, simulated_rankings, softmax
@@ -143,7 +143,7 @@ def pair_results(
     return out
 
 
-class RankingResult(ManyModelResult):
+class RankingResult(OneFitChecks, ManyModelResult):
     """k models compared by a ranking model (Bradley-Terry or Plackett-Luce).
 
     Besides everything a :class:`~bayes_hier.compare.ManyModelResult` has (``pairs``,
@@ -178,6 +178,7 @@ class RankingResult(ManyModelResult):
         self.idata = idata
         self.diagnostics = fit.diagnostics
         self.model_name = fit.model_name
+        self.fit_label = fit.model_name
         self.win_rope = fit.win_rope
         self.hdi_prob = fit.hdi_prob
         self.model_input = model_input
@@ -192,11 +193,6 @@ class RankingResult(ManyModelResult):
             f"units of P(second beats first) - 1/2 (the win rope [{low:g}, {high:g}] on the "
             "probability that the second model beats the first)"
         )
-
-    @property
-    def ranking_caption(self) -> str:
-        """The caption of :attr:`ranking` in the reports."""
-        return f"Ranking on a new data set ({self.model_name})"
 
     # ------------------------------------------------------------------ draws
     @cached_property
@@ -290,32 +286,14 @@ class RankingResult(ManyModelResult):
         )
         return [(self.win_probabilities().round(3), caption)]
 
-    # ------------------------------------------------------------------ diagnostics and text
-    @cached_property
-    def problems(self) -> dict[tuple[str, str], list[str]]:
-        """The fit's failed checks, under the key (model name, "all pairs")."""
-        found = diagnostic_problems(self.diagnostics)
-        return {(self.model_name, "all pairs"): found} if found else {}
-
-    @property
-    def converged(self) -> bool:
-        """Whether the fit passed the convergence checks (divergences, R-hat, ESS)."""
-        return not convergence_problems(self.diagnostics)
-
-    def warn(self) -> None:
-        """One :class:`~bayes_hier.diagnostics.SamplingWarning` per failed check of the fit."""
-        warn_on_problems(diagnostic_problems(self.diagnostics), self.model_name)
-
+    # ------------------------------------------------------------------ text
     def summary(self) -> str:
         """The ranking, P(a beats b) per pair and the MCMC diagnostics."""
         d = self.diagnostics
         width = max(8, *(len(m) for m in self.models))
         lines = [f"{self.model_name}: {len(self.models)} models", *self.description]
-        if not self.converged:
-            lines.append(
-                "NOT CONVERGED: the numbers below are not fit for decisions "
-                f"({'; '.join(convergence_problems(d))})"
-            )
+        if self.not_converged_note:
+            lines.append(self.not_converged_note)
         lines.append(f"  {'model':<{width}} {'P(best)':>8} {'E[rank]':>8}")
         for model, row in self.ranking.iterrows():
             lines.append(f"  {model:<{width}} {row.p_best:>8.3f} {row.expected_rank:>8.2f}")
