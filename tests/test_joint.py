@@ -449,3 +449,16 @@ def test_fewer_folds_than_models_is_a_clear_error():
         build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)
     blocks[1] = _blocks(k=4, sizes=(4,), seed=2)[0]
     assert build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)
+
+
+def test_a_few_fold_study_is_refused_in_one_line_before_sampling():
+    """The few-fold generator's 5 models x 20 data sets x 4 folds: Omega_i (4 x 4) cannot be
+    estimated from 4 folds, so compare(method="joint") refuses with the data set and the fix."""
+    from bayes_hier import compare
+    from bayes_hier.few_fold import few_fold_study
+
+    with pytest.raises(
+        ValueError, match=r"'d000' has 4 .* for 5 models.*pairwise methods"
+    ) as error:
+        compare(few_fold_study(5, 20, 4, seed=0), rope=0.01, method="joint", engine="pystan")
+    assert "\n" not in str(error.value)
