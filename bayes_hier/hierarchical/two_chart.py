@@ -25,6 +25,7 @@ model's quantities: the chart, hence δ_i, with probabilities proportional to th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import arviz as az
@@ -34,8 +35,10 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from ..data import CVData, corrected_standard_error
+from ..rope import Rope
+from .delta0_coordinate import cauchy_location
 from .model import HierarchicalModel, population_draws, store_completed
-from .model_input import ModelInput
+from .model_input import HierarchicalPrior, ModelInput, build_model_input
 from .model_input import initial_values as scale_mixture_initial_values
 
 #: c of the charts' weights w_A = logit⁻¹(c (log g_A − log g_B)), g Cauchy kernels.
@@ -149,15 +152,30 @@ def complete_two_chart(
     return store_completed(idata, {**variables, **gamma}, model_input)
 
 
+def build_two_chart_input(
+    data: CVData, rope: Rope, prior: HierarchicalPrior, rng: np.random.Generator
+) -> ModelInput:
+    """The scale-mixture program's input, with the sampler's coordinate of δ₀ centred and scaled
+    by :func:`~.delta0_coordinate.cauchy_location` (robust to the far-out data sets of few-fold
+    studies; the posterior does not depend on it)."""
+    model_input = build_model_input(data, rope, prior, rng)
+    centre, spread = cauchy_location(model_input.data["xbar"], model_input.standard_errors)
+    return replace(
+        model_input, data={**model_input.data, "delta0_centre": centre, "delta0_spread": spread}
+    )
+
+
 def two_chart_initial_values(
     model_input: ModelInput, chains: int, rng: np.random.Generator
 ) -> list[dict[str, Any]]:
-    """The scale-mixture program's hyper-parameter initial values, and u_i near 0 (δ_i at x̄_i
-    in chart A and at δ₀ in chart B)."""
+    """The scale-mixture program's initial values of σ₀ and ν, δ₀ near the centre of its
+    coordinate (``delta0_raw`` jittered by 0.1, a tenth of its spread) and u_i near 0 (δ_i at
+    x̄_i in chart A and at δ₀ in chart B)."""
     inits = scale_mixture_initial_values(model_input, chains, rng)
     q = len(model_input.data["xbar"])
     for init in inits:
         del init["sigma"], init["tau_raw"]
+        init["delta0_raw"] = 0.1 * float(rng.standard_normal())
         init["u"] = 0.1 * rng.standard_normal(q)
     return inits
 
@@ -167,6 +185,7 @@ class TwoChartModel(HierarchicalModel):
     result and diagnosed variables as the scale-mixture ``HierarchicalModel``."""
 
     program = "hierarchical_two_chart"
+    build_input = staticmethod(build_two_chart_input)
     initial_values = staticmethod(two_chart_initial_values)
     completion = staticmethod(complete_two_chart)
 
@@ -186,6 +205,7 @@ __all__ = [
     "CHART_SHARPNESS",
     "TWO_CHART",
     "TwoChartModel",
+    "build_two_chart_input",
     "chart_log_terms",
     "complete_two_chart",
     "draw_noise_scale",
