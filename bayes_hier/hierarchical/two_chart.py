@@ -156,7 +156,7 @@ def build_two_chart_input(
     data: CVData, rope: Rope, prior: HierarchicalPrior, rng: np.random.Generator
 ) -> ModelInput:
     """The scale-mixture program's input, with the sampler's coordinate of δ₀ centred and scaled
-    by :func:`~.delta0_coordinate.cauchy_location` (robust to the far-out data sets of few-fold
+    by ``delta0_coordinate.cauchy_location`` (robust to the far-out data sets of few-fold
     studies; the posterior does not depend on it)."""
     model_input = build_model_input(data, rope, prior, rng)
     centre, spread = cauchy_location(model_input.data["xbar"], model_input.standard_errors)
