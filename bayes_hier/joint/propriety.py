@@ -77,7 +77,8 @@ def check_models_seen_enough(counts: Sequence[int], models: Sequence[str]) -> No
     if not rare:
         return
     named = ", ".join(f"{model!r} ({count})" for model, count in rare)
-    kept = [model for model in models if model not in dict(rare)]
+    rare_names = {model for model, _ in rare}
+    kept = [model for model in models if model not in rare_names]
     them = "it" if len(rare) == 1 else "them"
     fix = (
         f"Leave {them} out (models={kept!r}) and compare {them} pairwise on the data sets where "

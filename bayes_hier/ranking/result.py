@@ -178,7 +178,6 @@ class RankingResult(OneFitChecks, ManyModelResult):
         self.idata = idata
         self.diagnostics = fit.diagnostics
         self.model_name = fit.model_name
-        self.fit_label = fit.model_name
         self.win_rope = fit.win_rope
         self.hdi_prob = fit.hdi_prob
         self.model_input = model_input
@@ -193,6 +192,11 @@ class RankingResult(OneFitChecks, ManyModelResult):
             f"units of P(second beats first) - 1/2 (the win rope [{low:g}, {high:g}] on the "
             "probability that the second model beats the first)"
         )
+
+    @property
+    def fit_label(self) -> str:
+        """How warnings and the report's ranking caption name the fit: the model's name."""
+        return self.model_name
 
     # ------------------------------------------------------------------ draws
     @cached_property
