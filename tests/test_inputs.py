@@ -427,6 +427,21 @@ def test_an_unknown_mcmc_keyword_is_refused_with_the_settings_listed():
     assert set(SamplerKeywords.__annotations__) == {f.name for f in fields(SamplerOptions)}
 
 
+def test_adapt_delta_defaults_to_the_models_own_and_a_given_value_wins():
+    from bayes_hier.hierarchical.model import HIERARCHICAL
+    from bayes_hier.hierarchical.two_chart import TWO_CHART
+    from bayes_hier.joint.model import JOINT
+    from bayes_hier.ranking.bradley_terry import BRADLEY_TERRY
+
+    assert SamplerOptions().adapt_delta is None
+    for model, expected in ((HIERARCHICAL, 0.95), (TWO_CHART, 0.95), (JOINT, 0.9)):
+        assert SamplerOptions().for_model(model).adapt_delta == expected
+        assert SamplerOptions(adapt_delta=0.8).for_model(model).adapt_delta == 0.8
+    assert SamplerOptions(chains=2).for_model(BRADLEY_TERRY) == SamplerOptions(
+        chains=2, adapt_delta=0.9
+    )
+
+
 def test_check_helpers():
     assert check_bool(np.True_, "flag") is True
     assert check_int(np.int32(4), "n", minimum=1) == 4 and type(check_int(4.0, "n")) is int

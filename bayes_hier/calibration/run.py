@@ -119,7 +119,7 @@ class CalibrationPlan:
 
 def describe_fits(suite: CalibrationSuite, config: SBCConfig, replicates: int, bins: int) -> str:
     """The settings and MCMC settings of one model's SBC, in one paragraph."""
-    options = config.options
+    options = config.options.for_model(suite.simulators[0].model)
     labels = ", ".join(
         " ".join(f"{k}={v}" for k, v in simulator.setting.items()) for simulator in suite.simulators
     )

@@ -110,7 +110,8 @@ def run_replicate(simulator: Simulator, rep: int, config: SBCConfig) -> dict[str
     """
     simulation, inits, stan, completion, ties = replicate_streams(simulator, rep, config.seed)
     simulated = simulator.simulate(np.random.default_rng(simulation))
-    model, options = simulator.model, config.options
+    model = simulator.model
+    options = config.options.for_model(model)
     coords, dims = model.coordinates(simulated.data, simulated.model_input)
     settings = SamplerSettings(
         chains=options.chains,

@@ -9,7 +9,7 @@ of the settings that reproduces a fit. The model (:class:`~.model.StanModel`) su
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, TypedDict
 
 import arviz as az
@@ -47,7 +47,8 @@ class SamplerOptions:
         Chains, post-warm-up draws per chain and warm-up iterations per chain (whole numbers:
         ``chains, draws >= 1``, ``warmup >= 0``).
     adapt_delta, max_treedepth
-        NUTS' target acceptance rate (in (0, 1)) and maximum tree depth.
+        NUTS' target acceptance rate (in (0, 1); ``None``: the model's own default,
+        :attr:`~.model.StanModel.adapt_delta`) and maximum tree depth.
     engine
         ``"auto"``, ``"pystan"``, ``"cmdstanpy"`` or an :class:`~bayes_hier.engines.Engine`.
     progress
@@ -57,7 +58,7 @@ class SamplerOptions:
     chains: int = 4
     draws: int = 1000
     warmup: int = 1000
-    adapt_delta: float = 0.9
+    adapt_delta: float | None = None
     max_treedepth: int = 10
     engine: str | Engine = "auto"
     progress: bool = False
@@ -65,7 +66,8 @@ class SamplerOptions:
     def __post_init__(self) -> None:
         for name, minimum in (("chains", 1), ("draws", 1), ("warmup", 0), ("max_treedepth", 1)):
             object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
-        object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
+        if self.adapt_delta is not None:
+            object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
         object.__setattr__(self, "progress", check_bool(self.progress, "progress"))
 
     @classmethod
@@ -80,6 +82,12 @@ class SamplerOptions:
                 f"arguments it takes the MCMC settings {known}."
             )
         return cls(**keywords)
+
+    def for_model(self, model: StanModel) -> SamplerOptions:
+        """These options with ``adapt_delta`` set to the model's default when it was not given."""
+        if self.adapt_delta is not None:
+            return self
+        return replace(self, adapt_delta=model.adapt_delta)
 
 
 @dataclass(frozen=True)
@@ -167,6 +175,7 @@ def fit_model(
         Another program of the same model (a reference implementation), default
         ``model.program``.
     """
+    options = options.for_model(model)
     streams = seed if isinstance(seed, SeedStreams) else seed_streams(seed)
     model_input = model.build_input(data, rope, prior, streams.perturbation)
     coords, dims = model.coordinates(data, model_input)

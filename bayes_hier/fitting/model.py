@@ -44,12 +44,16 @@ class StanModel(Protocol):
         quantities, per-data-set vectors included).
     result_type
         The class of the result its public function returns.
+    adapt_delta
+        NUTS' target acceptance rate when the user gives none (0.9; a model whose posteriors
+        need smaller steps sets more).
     """
 
     name: str
     program: str
     diagnosed: tuple[str, ...]
     result_type: type
+    adapt_delta: float = 0.9
 
     def build_input(self, data: Any, rope: Any, prior: Any, rng: np.random.Generator) -> ModelInput:
         """The program's input (``.data``) and whatever the completion needs (scales, names)."""

@@ -118,7 +118,7 @@ def hierarchical_test(
         scale-mixture. Recorded in ``result.settings["coordinates"]``.
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
-        ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.9``,
+        ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.95``,
         ``max_treedepth=10``, ``engine="auto"`` (cmdstanpy when CmdStan is installed, else
         pystan; the environment variable ``BAYES_HIER_ENGINE`` overrides ``"auto"``) and
         ``progress=False`` (``True``: one progress bar on stderr while sampling).

@@ -211,7 +211,7 @@ def bradley_terry_test(
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`: ``chains``, ``draws``,
         ``warmup``, ``adapt_delta``, ``max_treedepth``, ``engine``, ``progress``), with the
-        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test`.
+        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test` except ``adapt_delta=0.9``.
     """
     scores = scores_of(data, models, columns, runs)
     prior = BradleyTerryPrior(scale_prior, prior_scale)
