@@ -1,7 +1,7 @@
 """Convergence of the two-model hierarchical model on pairs of simulated few-fold studies.
 
 Fits pairs of :func:`bayes_hier.few_fold.few_fold_study` with ``hierarchical_test`` and the
-package's defaults (4 chains x 1000 draws after 1000 warm-up, adapt_delta 0.9, rope 0.01) and
+package's defaults (4 chains x 1000 draws after 1000 warm-up, the model's adapt_delta, rope 0.01) and
 prints one Markdown row per pair: divergences, max R-hat, min bulk ESS, leapfrog steps per draw,
 median step size, wall seconds, and the three elements with the largest R-hat, each with the
 data set's corrected standard error (in units of mean_i(s_i)) and ``const`` when its

@@ -305,7 +305,8 @@ def section_phases(engine, repeats: int) -> list[str]:
         "## Leapfrog steps of one real-data fit by warm-up phase",
         "",
         f"Measured {now()} (`benchmarks/speed.py`'s profile of the shipped `hierarchical.stan`): "
-        "nbc vs hnb, pystan, 4 chains x 1000 draws after 1000 warm-up, adapt_delta 0.9, seed 11; "
+        "nbc vs hnb, pystan, 4 chains x 1000 draws after 1000 warm-up, "
+        f"adapt_delta {HIERARCHICAL.adapt_delta}, seed 11; "
         f"steps summed over the chains. Load {watch.load_start:.1f} -> {watch.load_end:.1f}.",
         "",
         *speed.phase_table({"hierarchical.stan": profile}),

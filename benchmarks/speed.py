@@ -5,7 +5,8 @@ variants of the Stan program are compared by them: the shipped ``hierarchical.st
 optionally, other programs given on the command line (same data, initial values and seed,
 interleaved in one run so that their seconds are comparable too; an older program that still
 declares ``delta0`` itself gets it as an initial value too, and ignores data it does not declare).
-Each fit is 4 chains x 1000 draws after 1000 warm-up iterations, pystan, adapt_delta 0.9, with the
+Each fit is 4 chains x 1000 draws after 1000 warm-up iterations, pystan, the hierarchical model's
+adapt_delta (``HierarchicalModel.adapt_delta``), with the
 warm-up draws kept so that the steps of each adaptation window are counted: Stan's initial fast
 interval (iterations 1-75, identity metric), the slow windows (76-950: 25, 50, 100, 200, 500
 iterations; the metric is updated at the end of each), the terminal fast interval and sampling.
@@ -45,6 +46,7 @@ from bayes_hier.experiments.generators import cauchy_deltas, mixture_deltas, sim
 from bayes_hier.fitting import seed_streams
 from bayes_hier.hierarchical.delta0_coordinate import delta0_from_coordinate
 from bayes_hier.hierarchical.fit import prepare_input
+from bayes_hier.hierarchical.model import HIERARCHICAL
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input, initial_values
 from bayes_hier.hierarchical.scale_mixture import nu_from_standardised
 from bayes_hier.rope import Rope
@@ -123,7 +125,7 @@ def fit_profile(code: str, data: dict, inits: list[dict], seed: int) -> dict[str
                     num_chains=len(inits),
                     num_samples=DRAWS,
                     num_warmup=WARMUP,
-                    delta=0.9,
+                    delta=HIERARCHICAL.adapt_delta,
                     init=[dict(i) for i in inits],
                     save_warmup=True,
                 )
