@@ -1,11 +1,11 @@
 """Convergence of the two-model hierarchical model on pairs of simulated few-fold studies.
 
 Fits pairs of :func:`bayes_hier.few_fold.few_fold_study` with ``hierarchical_test`` and the
-package's defaults (4 chains x 1000 draws after 1000 warm-up, the model's adapt_delta, rope 0.01) and
-prints one Markdown row per pair: divergences, max R-hat, min bulk ESS, leapfrog steps per draw,
-median step size, wall seconds, and the three elements with the largest R-hat, each with the
-data set's corrected standard error (in units of mean_i(s_i)) and ``const`` when its
-differences were constant. Results are in ``benchmarks/FEW_FOLD.md``.
+package's defaults (4 chains x 1000 draws after 1000 warm-up, the model's adapt_delta, rope
+0.01) and prints one Markdown row per pair: divergences, max R-hat, min bulk ESS, leapfrog
+steps per draw, median step size, wall seconds, and the three elements with the largest R-hat,
+each with the data set's corrected standard error (in units of mean_i(s_i)) and ``const`` when
+its differences were constant. Results are in ``benchmarks/FEW_FOLD.md``.
 
 ``--modes`` prints instead, for the data set of a pair that lies most standard errors from the
 median of the means, the share of the conditional posterior of (σ_i, τ_i) given (δ₀, σ₀, ν) in
