@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..diagnostics import bulk_ess, compute_diagnostics
-from ..engines import SamplerSettings, get_engine
+from ..engines import get_engine
 from ..fitting import SamplerOptions, sample_model
 from ..fitting.model import CalibrationSuite, Simulator
 from ..seeding import SEED_BOUND, derive_seed
@@ -110,21 +110,13 @@ def run_replicate(simulator: Simulator, rep: int, config: SBCConfig) -> dict[str
     """
     simulation, inits, stan, completion, ties = replicate_streams(simulator, rep, config.seed)
     simulated = simulator.simulate(np.random.default_rng(simulation))
-    model = simulator.model
-    options = config.options.for_model(model)
-    coords, dims = model.coordinates(simulated.data, simulated.model_input)
-    settings = SamplerSettings(
-        chains=options.chains,
-        draws=options.draws,
-        warmup=options.warmup,
+    model, options = simulator.model, config.options
+    settings = options.sampler_settings(
+        model,
+        simulated.data,
+        simulated.model_input,
         seed=int(stan.generate_state(1)[0] % SEED_BOUND),
-        inits=model.initial_values(
-            simulated.model_input, options.chains, np.random.default_rng(inits)
-        ),
-        max_treedepth=options.max_treedepth,
-        adapt_delta=options.adapt_delta,
-        coords=coords,
-        dims=dims,
+        inits=np.random.default_rng(inits),
     )
     start = time.perf_counter()
     with warnings.catch_warnings():

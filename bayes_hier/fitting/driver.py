@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, TypedDict
 
 import arviz as az
+import numpy as np
 
 from .._validate import check_bool, check_fraction, check_int
 from ..diagnostics import compute_diagnostics, diagnostic_problems, warn_on_problems
@@ -88,6 +89,34 @@ class SamplerOptions:
         if self.adapt_delta is not None:
             return self
         return replace(self, adapt_delta=model.adapt_delta)
+
+    def sampler_settings(
+        self,
+        model: StanModel,
+        data: Any,
+        model_input: Any,
+        *,
+        seed: int,
+        inits: np.random.Generator,
+        progress: bool = False,
+    ) -> SamplerSettings:
+        """The engine's settings of one fit of ``model``: these options (``adapt_delta``
+        resolved by :meth:`for_model`), the Stan ``seed``, the model's initial values drawn from
+        ``inits`` and the labels of its draws."""
+        options = self.for_model(model)
+        coords, dims = model.coordinates(data, model_input)
+        return SamplerSettings(
+            chains=options.chains,
+            draws=options.draws,
+            warmup=options.warmup,
+            seed=seed,
+            inits=model.initial_values(model_input, options.chains, inits),
+            max_treedepth=options.max_treedepth,
+            adapt_delta=options.adapt_delta,
+            progress=progress,
+            coords=coords,
+            dims=dims,
+        )
 
 
 @dataclass(frozen=True)
@@ -178,18 +207,8 @@ def fit_model(
     options = options.for_model(model)
     streams = seed if isinstance(seed, SeedStreams) else seed_streams(seed)
     model_input = model.build_input(data, rope, prior, streams.perturbation)
-    coords, dims = model.coordinates(data, model_input)
-    settings = SamplerSettings(
-        chains=options.chains,
-        draws=options.draws,
-        warmup=options.warmup,
-        seed=streams.stan,
-        inits=model.initial_values(model_input, options.chains, streams.inits),
-        max_treedepth=options.max_treedepth,
-        adapt_delta=options.adapt_delta,
-        progress=options.progress,
-        coords=coords,
-        dims=dims,
+    settings = options.sampler_settings(
+        model, data, model_input, seed=streams.stan, inits=streams.inits, progress=options.progress
     )
     engine = get_engine(options.engine)
     idata = sample_model(
