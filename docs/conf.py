@@ -60,6 +60,10 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.fitting", "bayes_hier.fitting: one driver for every Stan model"),
     ("bayes_hier.joint", "bayes_hier.joint: one joint model of k models"),
     ("bayes_hier.joint.propriety", "bayes_hier.joint.propriety: how many data sets it needs"),
+    (
+        "bayes_hier.joint.paired_folds",
+        "bayes_hier.joint.paired_folds: models lacking some folds",
+    ),
     ("bayes_hier.joint.recovery", "bayes_hier.joint.recovery: studies with a known truth"),
     ("bayes_hier.ranking", "bayes_hier.ranking: Bradley-Terry and Plackett-Luce models"),
     ("bayes_hier.bayesian_tests", "bayes_hier.bayesian_tests: correlated t, sign, signed-rank"),

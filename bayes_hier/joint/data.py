@@ -202,9 +202,11 @@ def _check_block(dataset: str, block: np.ndarray, models: Sequence[str]) -> None
         holes = int((~finite[:, list(models).index(model)]).sum())
         raise ValueError(
             f"Data set {dataset!r}: model {model!r} lacks {holes} of its {block.shape[0]} fold "
-            "scores (NaN or no row). The joint model takes a model on a data set with all its "
-            "folds or not at all: supply the missing folds, or remove all of that model's rows "
-            "on that data set (it is then treated as not run there)."
+            "scores (NaN or no row). MultiCVData takes a model on a data set with all its "
+            "folds or not at all: supply the missing folds, remove all of that model's rows "
+            "on that data set (it is then treated as not run there), or cut every data set to "
+            "its larger paired block with bayes_hier.joint.paired_folds.paired_scores, as "
+            "joint_test and compare(method='joint') do."
         )
     if finite.any(axis=0).sum() < 2:
         raise ValueError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -9,15 +10,17 @@ import numpy as np
 
 from .._typing import Unpack
 from .._validate import check_bool, check_fraction
+from ..callers import user_stacklevel
 from ..fitting import SamplerKeywords, SamplerOptions, fit_model, seed_streams
 from ..frequentist.view import frequentist_view
 from ..rope import Rope, RopeLike
-from ..scores import ModelScores, PairUsage, model_scores
+from ..scores import MissingDataWarning, ModelScores, PairUsage, model_scores
 from ..seeding import SeedLike
 from ..versions import package_versions
 from .data import MultiCVData
 from .model import JOINT
 from .model_input import JointPrior
+from .paired_folds import paired_scores
 from .posterior import pair_labels
 from .propriety import check_enough_datasets, check_models_seen_enough
 from .result import JointResult, pair_datasets, pair_result
@@ -60,7 +63,10 @@ def joint_test(
         :func:`~bayes_hier.compare.compare`. A model may be missing on some data sets (no rows
         there, or NaN for all its folds): its block is left out of that data set's likelihood
         (the docs' "Models missing on some data sets"); data sets with fewer than 2 models are
-        dropped with a warning. A model run on only some folds of a data set is an error.
+        dropped with a warning. Where a model has only some folds of a data set, the larger
+        block of scores paired by fold is used there, with a
+        :class:`~bayes_hier.scores.MissingDataWarning` saying what was left out
+        (:mod:`~.paired_folds`).
     rope
         Region of practical equivalence in the units of the scores.
     models
@@ -100,7 +106,7 @@ def joint_test(
         if isinstance(data, ModelScores)
         else model_scores(data, models=models, columns=columns, runs=runs)
     )
-    cv = MultiCVData.from_scores(scores, rho=rho, higher_is_better=higher_is_better)
+    cv = joint_data(scores, rho, higher_is_better)
     check_enough_datasets(cv.q, cv.k)
     check_models_seen_enough(cv.observed.sum(axis=0), cv.models)
     finite = scores.table["score"].to_numpy(dtype=float)
@@ -167,6 +173,24 @@ def pair_usage(data: MultiCVData, pair: tuple[str, str], folds: dict[str, int]) 
     return PairUsage(*pair, both, {name: folds[name] for name in both}, dropped=dropped)
 
 
+def joint_data(
+    scores: ModelScores, rho: float | Sequence[float] | None, higher_is_better: bool
+) -> MultiCVData:
+    """The data the joint model fits: every data set cut to its paired block where a model lacks
+    some of its folds (:func:`~.paired_folds.paired_scores`, with a
+    :class:`~bayes_hier.scores.MissingDataWarning` naming what was left out)."""
+    paired, paired_rho, notes = paired_scores(scores, rho)
+    if notes:
+        warnings.warn(
+            "Models lacking some folds of a data set: the joint model uses the larger block of "
+            "scores paired by fold there (all folds without the incomplete models, or every "
+            "model on the folds they share). " + "; ".join(notes) + ".",
+            MissingDataWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return MultiCVData.from_scores(paired, rho=paired_rho, higher_is_better=higher_is_better)
+
+
 def compare_joint(
     data: Any, rope: RopeLike = 0.01, *, control: str | None = None, **options: Any
 ) -> JointResult:
@@ -174,9 +198,8 @@ def compare_joint(
 
     The joint model always analyses every pair of ``models`` in one fit, so ``control`` is
     refused. ``compare``'s ``jobs``, ``scheduler`` and ``min_folds`` are accepted and have no
-    effect: the chains of the one fit already run in parallel, and the joint model takes a model
-    on a data set with all its folds or not at all (it raises instead of dropping folds; a model
-    with no scores on a data set is missing there). The other ``options`` go to
+    effect: the chains of the one fit already run in parallel, and the joint model uses on each
+    data set one block of scores paired by fold (:func:`joint_data`). The other ``options`` go to
     :func:`joint_test` (``models``, ``columns``, ``runs``, ``higher_is_better``, ``seed``,
     ``alpha``, ``progress``, ``chains``, ``draws``, ``warmup``, ``engine``, ``nu_prior``, ...).
     """
@@ -189,4 +212,4 @@ def compare_joint(
     return joint_test(data, rope, **options)
 
 
-__all__ = ["compare_joint", "joint_test", "pair_usage"]
+__all__ = ["compare_joint", "joint_data", "joint_test", "pair_usage"]
