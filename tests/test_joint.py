@@ -374,8 +374,16 @@ def test_ties_get_a_deterministic_mean_preserving_spread():
     blocks[2][:, 1] = blocks[2][:, 0]  # b ties with a on set 2 ...
     blocks[2][:, 3] = blocks[2][:, 1]  # ... and d with both
     data = _data(blocks)
-    with pytest.warns(ConstantDifferencesWarning):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         first, labels = perturb_ties(data, Rope(-0.01, 0.01), np.random.default_rng(1))
+    # one warning for all the ties (not one per model), grouped by data set
+    assert [w.category for w in caught] == [ConstantDifferencesWarning]
+    assert str(caught[0].message).startswith(
+        "3 pair(s) of models have the same difference on every fold of 2 data set(s): "
+        "set 2 (a vs b, a vs d); set 1 (a vs c). Their variance would be 0"
+    )
+    assert "spread of ±0.01 (half the rope width)" in str(caught[0].message)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         second, _ = perturb_ties(data, Rope(-0.01, 0.01), np.random.default_rng(1))

@@ -203,7 +203,31 @@ def spread_of_means_or_unit(means: np.ndarray, magnitude: float) -> float:
 def perturb_constant(
     cv: CVData, rope: Rope, rng: np.random.Generator
 ) -> tuple[list[np.ndarray], tuple[str, ...]]:
-    """Give data sets whose differences are all equal a small, mean-preserving spread.
+    """Give data sets whose differences are all equal a small, mean-preserving spread
+    (:func:`spread_constant`), with a :class:`ConstantDifferencesWarning` naming them.
+
+    Returns
+    -------
+    differences, names
+        The differences per data set and the names of the data sets given a spread.
+    """
+    differences, names, half_width, reason = spread_constant(cv, rope, rng)
+    if names:
+        warnings.warn(
+            f"{len(names)} data set(s) have the same difference on every fold "
+            f"({', '.join(names[:5])}{', ...' if len(names) > 5 else ''}): their variance would "
+            f"be 0, which the model cannot fit. Each was given a mean-preserving spread of "
+            f"±{half_width:g} ({reason}).",
+            ConstantDifferencesWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return differences, names
+
+
+def spread_constant(
+    cv: CVData, rope: Rope, rng: np.random.Generator
+) -> tuple[list[np.ndarray], tuple[str, ...], float, str]:
+    """Give data sets whose differences are all equal a small, mean-preserving spread, silently.
 
     As in the reference code of Corani et al.: draw ``u_j ~ U(-r, r)`` for ``j = 1..floor(n/2)``,
     add ``u_j`` to the first ``floor(n/2)`` differences and subtract it from the next
@@ -213,10 +237,16 @@ def perturb_constant(
     mean standard deviation of the other data sets, or, when all are constant, of the largest
     ``|mean|`` (of the largest ``|score|`` when every difference is 0; 1 without scores): always
     in the units of the data.
+
+    Returns
+    -------
+    differences, names, half_width, reason
+        The differences per data set, the names of the data sets given a spread, r and why r
+        (for the warning).
     """
     constant = constant_datasets(cv)
     if not constant.any():
-        return list(cv.differences), ()
+        return list(cv.differences), (), 0.0, ""
     half_width = rope.width / 2
     reason = "half the rope width"
     if half_width == 0:
@@ -237,14 +267,7 @@ def perturb_constant(
             d[half : 2 * half] -= u
         differences.append(d)
     names = tuple(name for name, c in zip(cv.datasets, constant) if c)
-    warnings.warn(
-        f"{len(names)} data set(s) have the same difference on every fold ({', '.join(names[:5])}"
-        f"{', ...' if len(names) > 5 else ''}): their variance would be 0, which the model cannot "
-        f"fit. Each was given a mean-preserving spread of ±{half_width:g} ({reason}).",
-        ConstantDifferencesWarning,
-        stacklevel=user_stacklevel(),
-    )
-    return differences, names
+    return differences, names, half_width, reason
 
 
 def build_model_input(

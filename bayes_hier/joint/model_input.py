@@ -11,16 +11,19 @@ of the Stan program and data-based initial values.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..callers import user_stacklevel
 from ..data import CVData
 from ..hierarchical.model_input import (
+    ConstantDifferencesWarning,
     NuPrior,
     is_rounding_noise,
-    perturb_constant,
+    spread_constant,
 )
 from ..rope import Rope
 from .contrasts import helmert_contrasts, observed_contrasts
@@ -180,10 +183,12 @@ def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tup
     predictions, common in practice), the contrasts' scatter S_i is singular and Ω_i degenerate.
     For each model b in order, its first earlier model a with a constant difference is found and
     the difference d = x_b − x_a is perturbed by the two-model rule
-    (:func:`~bayes_hier.hierarchical.model_input.perturb_constant`: ±u_j with u_j ~ U(−r, r),
+    (:func:`~bayes_hier.hierarchical.model_input.spread_constant`: ±u_j with u_j ~ U(−r, r),
     r half the rope width, mean kept; with an empty rope, in the units of the tied scores); then
     x_b = x_a + d. Models are visited in order, so later
     ties are detected against the already perturbed scores. Deterministic for a given ``rng``.
+    One :class:`~bayes_hier.hierarchical.model_input.ConstantDifferencesWarning` names the ties,
+    grouped by data set.
 
     Returns
     -------
@@ -192,6 +197,8 @@ def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tup
     """
     blocks = [block.copy() for block in data.scores]
     labels: list[str] = []
+    ties_by_dataset: dict[str, list[str]] = {}
+    widths: set[tuple[float, str]] = set()
     for b in range(1, data.k):
         cases = []
         for i, block in enumerate(blocks):
@@ -208,11 +215,35 @@ def perturb_ties(data: MultiCVData, rope: Rope, rng: np.random.Generator) -> tup
             datasets=names,
             scores=np.concatenate([blocks[i][:, [a, b]].ravel() for i, a in cases]),
         )
-        spread, _ = perturb_constant(ties, rope, rng)
+        spread, _, half_width, reason = spread_constant(ties, rope, rng)
+        widths.add((half_width, reason))
         for (i, a), difference in zip(cases, spread):
             blocks[i][:, b] = blocks[i][:, a] + difference
+            pair = f"{data.models[a]} vs {data.models[b]}"
+            ties_by_dataset.setdefault(data.datasets[i], []).append(pair)
         labels.extend(names)
+    if labels:
+        warn_ties(ties_by_dataset, widths)
     return blocks, tuple(labels)
+
+
+def warn_ties(ties_by_dataset: dict[str, list[str]], widths: set[tuple[float, str]]) -> None:
+    """One :class:`~bayes_hier.hierarchical.model_input.ConstantDifferencesWarning` for all the
+    ties :func:`perturb_ties` spread: the data sets (up to 5), their tied pairs, and r."""
+    shown = [f"{name} ({', '.join(pairs)})" for name, pairs in list(ties_by_dataset.items())[:5]]
+    more = ", ..." if len(ties_by_dataset) > 5 else ""
+    low, high = min(w for w, _ in widths), max(w for w, _ in widths)
+    reasons = sorted({reason for _, reason in widths})
+    size = f"±{low:g}" if low == high else f"±{low:g} to ±{high:g}"
+    pairs = sum(len(p) for p in ties_by_dataset.values())
+    warnings.warn(
+        f"{pairs} pair(s) of models have the same difference on every fold of "
+        f"{len(ties_by_dataset)} data set(s): {'; '.join(shown)}{more}. Their variance would be "
+        f"0, which the model cannot fit: each such difference was given a mean-preserving spread "
+        f"of {size} ({'; '.join(reasons)}).",
+        ConstantDifferencesWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def contrast_statistics(
