@@ -73,7 +73,8 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
 
 def _reference_log_density(model_input, point) -> float:
     """The model in NumPy/scipy: marginal likelihood of the contrasts, the standardised-log
-    densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor.
+    densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor
+    (Σ₀'s factor rebuilt from the sampled factor of Σ₀/g, with the Jacobian of that map).
 
     With ``calibration_prior`` = 1: θ₀ ~ N(0, sd² I) and inverse Wishart Σ₀ and Ω_i, each
     covariance M = (A L)(A L)ᵀ carrying the Jacobian of M -> L, Σ_j (d − j + 1) log L_jj (up to
@@ -91,11 +92,15 @@ def _reference_log_density(model_input, point) -> float:
         power = (lambda j: d - j) if calibration else (lambda j: d - 1 - j)
         return sum(power(j) * np.log(factor[..., j, j]) for j in range(d))
 
-    population = covariance(data["population_basis"], point["population_factor"])
+    mixture_log_prior, inverse_tau = scale_mixture_log_prior(data, point)
+    # the sampled factor is that of Σ₀/g, g the geometric mean of the τ_i: Σ₀'s own factor is
+    # sqrt(g) times it, and the map L₀ -> sqrt(g) L₀ at fixed τ has the Jacobian g^(d(d+1)/4)
+    log_g = -np.mean(np.log(inverse_tau))
+    population_factor = np.exp(log_g / 2) * point["population_factor"]
+    population = covariance(data["population_basis"], population_factor)
     noise = covariance(data["noise_basis"], point["noise_factor"])
-    log_prior = factor_log_prior(point["population_factor"]) + np.sum(
-        factor_log_prior(point["noise_factor"])
-    )
+    log_prior = factor_log_prior(population_factor) + d * (d + 1) / 4 * log_g
+    log_prior += np.sum(factor_log_prior(point["noise_factor"]))
     if calibration:
         log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
         log_prior += stats.invwishart(
@@ -103,7 +108,6 @@ def _reference_log_density(model_input, point) -> float:
         ).logpdf(population)
         noise_prior = stats.invwishart(data["noise_prior_df"], data["noise_prior_scale"])
         log_prior += sum(noise_prior.logpdf(omega) for omega in noise)
-    mixture_log_prior, inverse_tau = scale_mixture_log_prior(data, point)
     log_prior += mixture_log_prior
     log_lik = marginal_contrast_log_likelihood(
         data["n"],
@@ -355,9 +359,11 @@ def _reference_with_missing_models(model_input, point) -> float:
         return lp
 
     log_prior, inverse_tau = scale_mixture_log_prior(data, point)
-    log_prior += used_block_log_prior(point["population_factor"], d)
+    log_g = -np.mean(np.log(inverse_tau))  # Σ₀'s factor from that of Σ₀/g (as above)
+    population_factor = np.exp(log_g / 2) * point["population_factor"]
+    log_prior += used_block_log_prior(population_factor, d) + d * (d + 1) / 4 * log_g
     theta0 = theta0_from_raw(data, point["theta0_raw"])
-    population = covariance(data["population_basis"], point["population_factor"])
+    population = covariance(data["population_basis"], population_factor)
     if calibration:
         log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
         log_prior += stats.invwishart(

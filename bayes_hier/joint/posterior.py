@@ -137,6 +137,8 @@ def complete_posterior(
         nu = nu_from_standardised(nu_raw[..., 0], shape, rate)
         tau = tau_from_standardised(_values(posterior, "tau_raw"), nu[..., None])
         inverse_tau = 1.0 / tau
+        # the program samples the factor of Σ₀/g, g the geometric mean of the τ_i (joint_prior.stan)
+        population_cov = population_cov * np.exp(np.log(tau).mean(axis=-1))[..., None, None]
         variables["nu"] = xr.DataArray(nu, dims=("chain", "draw"))
         variables["tau"] = xr.DataArray(tau, dims=("chain", "draw", "dataset"))
     thetas = _draw_thetas(model_input, theta0, population_cov, inverse_tau, noise_cov, rng)
