@@ -472,10 +472,21 @@ def test_compare_joint_with_missing_rows_end_to_end(joint_engine):
     holes = frame.index[(frame.dataset == "set 2") & (frame.model == "m1")][:3]
     with pytest.warns(MissingDataWarning, match=r"set 2: m1 lacks 3 of 10 folds; left out there"):
         cut = compare(frame.drop(holes), rope=0.5, method="joint", seed=3, **small)
-    assert (
-        "set 2" in cut.usage["m0", "m1"].dropped and "set 2" not in result.usage["m0", "m1"].dropped
+    assert cut.usage["m0", "m1"].dropped["set 2"] == (
+        "m1 lacks 3 of 10 folds (left out of the paired block)"
     )
+    assert "set 2" not in result.usage["m0", "m1"].dropped
+    assert cut.usage["m0", "m3"].dropped == {
+        "set 1": "no scores for m3",
+        "set 4": "no scores for m3",
+    }
     assert cut.data.observed.sum() == result.data.observed.sum() - 1
+    # a model lacking one fold: the data set keeps its 9 common folds, 1 cell left out
+    one = frame.index[(frame.dataset == "set 5") & (frame.model == "m2")][:1]
+    with pytest.warns(MissingDataWarning, match=r"set 5: m2 lacks 1 of 10 folds; used on the 9"):
+        cut = compare(frame.drop(one), rope=0.5, method="joint", seed=3, **small)
+    assert cut.usage["m0", "m1"].partial == {"set 5": 1}
+    assert cut.usage["m0", "m1"].folds["set 5"] == 9
     alone = frame[frame.model == "m0"].assign(
         model=np.where(frame[frame.model == "m0"].dataset == "set 0", "m0", "m1")
     )

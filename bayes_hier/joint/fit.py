@@ -128,8 +128,7 @@ def joint_test(
         )
         for pair in pair_labels(cv.models)
     }
-    folds = dict(zip(cv.datasets, (int(n) for n in cv.n)))
-    usage = {pair: pair_usage(cv, pair, folds) for pair in pairs}
+    usage = {pair: pair_usage(cv, pair, scores) for pair in pairs}
     result = JointResult(
         pairs,
         idata=idata,
@@ -160,17 +159,37 @@ def joint_test(
     return result
 
 
-def pair_usage(data: MultiCVData, pair: tuple[str, str], folds: dict[str, int]) -> PairUsage:
-    """What the pair's own summaries use: the data sets where both models were run (the
-    population quantities use every data set through the joint model)."""
+def pair_usage(data: MultiCVData, pair: tuple[str, str], scores: ModelScores) -> PairUsage:
+    """What the pair's own summaries use: the data sets where both models are in the joint
+    model's data (the population quantities use every data set through the joint model).
+
+    ``scores`` are the scores as given, before the paired blocks (:func:`joint_data`): a model
+    left out of a data set for lacking some folds is said to be so, and a data set cut to the
+    folds every model has counts the (run, fold) cells it lost as ``partial``.
+    """
     both = pair_datasets(data, pair)
     observed = dict(zip(data.models, data.observed.T))
+    table = scores.table[np.isfinite(scores.table["score"].to_numpy(dtype=float))]
+    given = table.groupby(["dataset", "model"]).size()
+    cells = scores.design(list(data.models))["cells"]
     dropped = {}
     for i, name in enumerate(data.datasets):
         lacking = [model for model in pair if not observed[model][i]]
         if lacking:
-            dropped[name] = f"no scores for {' and '.join(lacking)}"
-    return PairUsage(*pair, both, {name: folds[name] for name in both}, dropped=dropped)
+            absent = [model for model in lacking if not given.get((name, model), 0)]
+            reasons = [f"no scores for {' and '.join(absent)}"] if absent else []
+            reasons += [
+                f"{model} lacks {int(cells[name] - given[(name, model)])} of {int(cells[name])} "
+                "folds (left out of the paired block)"
+                for model in lacking
+                if model not in absent
+            ]
+            dropped[name] = "; ".join(reasons)
+    folds = dict(zip(data.datasets, (int(n) for n in data.n)))
+    partial = {name: int(cells[name]) - folds[name] for name in both if cells[name] > folds[name]}
+    return PairUsage(
+        *pair, both, {name: folds[name] for name in both}, partial=partial, dropped=dropped
+    )
 
 
 def joint_data(
