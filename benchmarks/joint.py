@@ -42,6 +42,7 @@ from bayes_hier.examples import load_uci_weka
 from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import JointResult, joint_test
 from bayes_hier.joint.result import NEXT_DRAWS_PER_POSTERIOR_DRAW
+from bayes_hier.ranks import ranks_of
 
 ROPE = 1.0
 SEED = 1
@@ -125,7 +126,7 @@ def reported_quantities(result: JointResult) -> dict[str, np.ndarray]:
     sigma0 = posterior["Sigma0"].values
     upper = np.triu_indices(sigma0.shape[-1])
     k = len(result.models)
-    ranks = JointResult._ranks(result.next_sample).reshape(
+    ranks = ranks_of(result.next_sample).reshape(
         chains, draws, NEXT_DRAWS_PER_POSTERIOR_DRAW, k
     )
     rank_shares = np.stack([(ranks == r).mean(axis=2) for r in range(1, k + 1)], axis=-1)
