@@ -126,9 +126,7 @@ def reported_quantities(result: JointResult) -> dict[str, np.ndarray]:
     sigma0 = posterior["Sigma0"].values
     upper = np.triu_indices(sigma0.shape[-1])
     k = len(result.models)
-    ranks = ranks_of(result.next_sample).reshape(
-        chains, draws, NEXT_DRAWS_PER_POSTERIOR_DRAW, k
-    )
+    ranks = ranks_of(result.next_sample).reshape(chains, draws, NEXT_DRAWS_PER_POSTERIOR_DRAW, k)
     rank_shares = np.stack([(ranks == r).mean(axis=2) for r in range(1, k + 1)], axis=-1)
     regions = []
     for pair in result.pair_results.values():
