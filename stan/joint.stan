@@ -41,6 +41,8 @@
 // with constant Jacobians, so the posterior is unchanged and the sampler sees unit scales and
 // little correlation.  With M = L L', p(M) ~ |M|^(-1/2) and the Jacobian of M -> L
 // (2^d prod_j L_jj^(d - j + 1)) give log p(L) = sum_j (d - j) log L_jj + const.
+// With a Student-t population, L0 is the factor of Sigma0 / g, g the geometric mean of the
+// mixing precisions tau_i (joint_prior.stan): Sigma0 = g A0 L0 L0' A0'.
 // With T_i = A_i^-1 S_i A_i^-T / a_i = G_i G_i':  tr(Omega_i^-1 S_i) / a_i = |L_i^-1 G_i|_F^2.
 //
 // Models missing on some data sets (joint_data.stan: observed, design).  Data set i with k_i < k

@@ -15,7 +15,7 @@
   // E[ybar_i | theta_i] = M_i theta_i.  A complete data set has observed[i] = k - 1, M_i = I.
   array[q] int<lower=1, upper=k - 1> observed;
   array[q] matrix[k - 1, k - 1] design;
-  cholesky_factor_cov[k - 1] population_basis;     // A0: Sigma0 = A0 L0 L0' A0'
+  cholesky_factor_cov[k - 1] population_basis;     // A0: Sigma0 = g A0 L0 L0' A0'
   // prior on the degrees of freedom nu = 1 + nu_minus_one (as in hierarchical_data.stan):
   //   0 = hierarchical, 1 = fixed Gamma(nu_shape, nu_rate), 2 = gaussian population
   int<lower=0, upper=2> nu_prior;
