@@ -71,6 +71,14 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
     return points
 
 
+def _population_factor(point, inverse_tau, d) -> tuple[np.ndarray, float]:
+    """Σ₀'s own Cholesky factor (in the basis A₀) and the log Jacobian of the map to it: the
+    program samples the factor L₀ of Σ₀/g, g the geometric mean of the τ_i, so Σ₀'s factor is
+    √g L₀, and L₀ ↦ √g L₀ at fixed τ has the Jacobian g^(d(d+1)/4)."""
+    log_g = -np.mean(np.log(inverse_tau))
+    return np.exp(log_g / 2) * point["population_factor"], d * (d + 1) / 4 * log_g
+
+
 def _reference_log_density(model_input, point) -> float:
     """The model in NumPy/scipy: marginal likelihood of the contrasts, the standardised-log
     densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor
@@ -93,13 +101,10 @@ def _reference_log_density(model_input, point) -> float:
         return sum(power(j) * np.log(factor[..., j, j]) for j in range(d))
 
     mixture_log_prior, inverse_tau = scale_mixture_log_prior(data, point)
-    # the sampled factor is that of Σ₀/g, g the geometric mean of the τ_i: Σ₀'s own factor is
-    # sqrt(g) times it, and the map L₀ -> sqrt(g) L₀ at fixed τ has the Jacobian g^(d(d+1)/4)
-    log_g = -np.mean(np.log(inverse_tau))
-    population_factor = np.exp(log_g / 2) * point["population_factor"]
+    population_factor, log_jacobian = _population_factor(point, inverse_tau, d)
     population = covariance(data["population_basis"], population_factor)
     noise = covariance(data["noise_basis"], point["noise_factor"])
-    log_prior = factor_log_prior(population_factor) + d * (d + 1) / 4 * log_g
+    log_prior = factor_log_prior(population_factor) + log_jacobian
     log_prior += np.sum(factor_log_prior(point["noise_factor"]))
     if calibration:
         log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
@@ -359,9 +364,8 @@ def _reference_with_missing_models(model_input, point) -> float:
         return lp
 
     log_prior, inverse_tau = scale_mixture_log_prior(data, point)
-    log_g = -np.mean(np.log(inverse_tau))  # Σ₀'s factor from that of Σ₀/g (as above)
-    population_factor = np.exp(log_g / 2) * point["population_factor"]
-    log_prior += used_block_log_prior(population_factor, d) + d * (d + 1) / 4 * log_g
+    population_factor, log_jacobian = _population_factor(point, inverse_tau, d)
+    log_prior += used_block_log_prior(population_factor, d) + log_jacobian
     theta0 = theta0_from_raw(data, point["theta0_raw"])
     population = covariance(data["population_basis"], population_factor)
     if calibration:

@@ -128,7 +128,7 @@ def joint_test(
         )
         for pair in pair_labels(cv.models)
     }
-    usage = {pair: pair_usage(cv, pair, scores) for pair in pairs}
+    usage = pair_usages(cv, scores)
     result = JointResult(
         pairs,
         idata=idata,
@@ -159,37 +159,42 @@ def joint_test(
     return result
 
 
-def pair_usage(data: MultiCVData, pair: tuple[str, str], scores: ModelScores) -> PairUsage:
-    """What the pair's own summaries use: the data sets where both models are in the joint
+def pair_usages(data: MultiCVData, scores: ModelScores) -> dict[tuple[str, str], PairUsage]:
+    """What each pair's own summaries use: the data sets where both models are in the joint
     model's data (the population quantities use every data set through the joint model).
 
     ``scores`` are the scores as given, before the paired blocks (:func:`joint_data`): a model
     left out of a data set for lacking some folds is said to be so, and a data set cut to the
     folds every model has counts the (run, fold) cells it lost as ``partial``.
     """
-    both = pair_datasets(data, pair)
     observed = dict(zip(data.models, data.observed.T))
     table = scores.table[np.isfinite(scores.table["score"].to_numpy(dtype=float))]
     given = table.groupby(["dataset", "model"]).size()
     cells = scores.design(list(data.models))["cells"]
-    dropped = {}
-    for i, name in enumerate(data.datasets):
-        lacking = [model for model in pair if not observed[model][i]]
-        if lacking:
-            absent = [model for model in lacking if not given.get((name, model), 0)]
-            reasons = [f"no scores for {' and '.join(absent)}"] if absent else []
-            reasons += [
-                f"{model} lacks {int(cells[name] - given[(name, model)])} of {int(cells[name])} "
-                "folds (left out of the paired block)"
-                for model in lacking
-                if model not in absent
-            ]
-            dropped[name] = "; ".join(reasons)
     folds = dict(zip(data.datasets, (int(n) for n in data.n)))
-    partial = {name: int(cells[name]) - folds[name] for name in both if cells[name] > folds[name]}
-    return PairUsage(
-        *pair, both, {name: folds[name] for name in both}, partial=partial, dropped=dropped
-    )
+    usages = {}
+    for pair in pair_labels(data.models):
+        both = pair_datasets(data, pair)
+        dropped = {}
+        for i, name in enumerate(data.datasets):
+            lacking = [model for model in pair if not observed[model][i]]
+            if lacking:
+                absent = [model for model in lacking if not given.get((name, model), 0)]
+                reasons = [f"no scores for {' and '.join(absent)}"] if absent else []
+                reasons += [
+                    f"{model} lacks {int(cells[name] - given[(name, model)])} of "
+                    f"{int(cells[name])} folds (left out of the paired block)"
+                    for model in lacking
+                    if model not in absent
+                ]
+                dropped[name] = "; ".join(reasons)
+        partial = {
+            name: int(cells[name]) - folds[name] for name in both if cells[name] > folds[name]
+        }
+        usages[pair] = PairUsage(
+            *pair, both, {name: folds[name] for name in both}, partial=partial, dropped=dropped
+        )
+    return usages
 
 
 def joint_data(
@@ -231,4 +236,4 @@ def compare_joint(
     return joint_test(data, rope, **options)
 
 
-__all__ = ["compare_joint", "joint_data", "joint_test", "pair_usage"]
+__all__ = ["compare_joint", "joint_data", "joint_test", "pair_usages"]

@@ -89,18 +89,20 @@ def paired_scores(
         none was given); and one sentence per data set that was cut, saying what was left out.
     """
     blocks = _blocks(scores)
-    if all(_holes(values).sum() == 0 for values in blocks.values()):
+    holes_by_dataset = {dataset: _holes(values) for dataset, values in blocks.items()}
+    if not any(holes.any() for holes in holes_by_dataset.values()):
         return scores, rho, ()
     models = list(scores.models)
     table = scores.table[scores.table["model"].isin(models)]
     parts, notes = [], []
     for dataset, values in blocks.items():
-        part = table[table["dataset"] == dataset]
-        finite, holes = np.isfinite(values.to_numpy(dtype=float)), _holes(values)
+        part, holes = table[table["dataset"] == dataset], holes_by_dataset[dataset]
         if not holes.any():
             parts.append(part)
             continue
-        rows, columns = paired_block(values.to_numpy(dtype=float))
+        block = values.to_numpy(dtype=float)
+        finite = np.isfinite(block)
+        rows, columns = paired_block(block)
         lacking = ", ".join(
             f"{m} lacks {int((~finite[:, a]).sum())} of {len(values)} folds"
             for a, m in enumerate(models)
