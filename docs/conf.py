@@ -60,6 +60,7 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.fitting", "bayes_hier.fitting: one driver for every Stan model"),
     ("bayes_hier.joint", "bayes_hier.joint: one joint model of k models"),
     ("bayes_hier.joint.propriety", "bayes_hier.joint.propriety: how many data sets it needs"),
+    ("bayes_hier.joint.fold_noise", "bayes_hier.joint.fold_noise: the noise on few folds"),
     (
         "bayes_hier.joint.paired_folds",
         "bayes_hier.joint.paired_folds: models lacking some folds",

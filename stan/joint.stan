@@ -9,7 +9,7 @@
 //   p(theta0) = 1,  p(Sigma0) ~ |Sigma0|^(-1/2),  p(Omega_i) ~ |Omega_i|^(-1/2)
 //   nu = 1 + nu',  nu' ~ Gamma(alpha, beta),  alpha, beta uniform   (as in hierarchical.stan)
 // (calibration_prior = 1 replaces the priors of theta0, Sigma0 and Omega_i by proper normal and
-// inverse Wishart ones, for simulation-based calibration: joint_data.stan)
+// inverse Wishart ones, for simulation-based calibration: joint_data.stan and the data block)
 //
 // At k = 2, C = [-1, 1] / sqrt(2): Y_i = d_i / sqrt(2), Omega_i = sigma_i^2 / 2 and
 // Sigma0 = sigma0^2 / 2, and |M|^(-1/2) on a 1 x 1 covariance M is the uniform prior on its square
@@ -63,6 +63,15 @@ functions {
 }
 data {
 #include joint_data.stan
+  array[q] cov_matrix[k - 1] scatter;              // S_i, scatter of the contrasts about ybar_i
+  array[q] cholesky_factor_cov[k - 1] noise_basis; // A_i: Omega_i = A_i L_i L_i' A_i'
+  // (padded beyond observed[i] like ybar[i]: zeros off and the identity on the diagonal block)
+  // calibration prior of the Omega_i (calibration_prior = 1; joint_data.stan):
+  //   Omega_i ~ InvWishart(noise_prior_df, noise_prior_scale)   (every data set; on a data set
+  //     with d_i < k - 1 observed contrasts, InvWishart(noise_prior_df - (k - 1) + d_i,
+  //     M_i noise_prior_scale M_i'): the law of M_i Omega M_i' when Omega has the full prior)
+  real noise_prior_df;
+  cov_matrix[k - 1] noise_prior_scale;
 }
 transformed data {
 #include joint_transformed_data.stan
@@ -83,9 +92,31 @@ transformed data {
 }
 parameters {
 #include joint_parameters.stan
+  array[q] cholesky_factor_cov[d] noise_factor;    // L_i: Omega_i = A_i L_i L_i' A_i'
+#include joint_mixing_parameters.stan
 }
 model {
 #include joint_prior.stan
+  // p(Omega_i) ~ |Omega_i|^(-1/2) (joint_functions.stan; for a data set with some model missing,
+  // on the block of its observed contrasts: padded_cholesky_log_prior)
+  for (i in complete_sets) {
+    target += invariant_cholesky_log_prior(noise_factor[i]);
+  }
+  for (i in incomplete_sets) {
+    target += padded_cholesky_log_prior(noise_factor[i], observed[i]);
+  }
+#include joint_population_calibration.stan
+  if (calibration_prior) {
+    for (i in 1:q) {
+      int m = observed[i];
+      matrix[m, d] M = design[i][1:m];
+      matrix[m, m] scale = quad_form_sym(noise_prior_scale, M');
+      target += inverse_wishart_replacement(
+                  multiply_lower_tri_self_transpose(noise_basis[i][1:m, 1:m]
+                                                    * noise_factor[i][1:m, 1:m]),
+                  noise_prior_df - d + m, scale);
+    }
+  }
   for (i in complete_sets) {
     matrix[d, d] noise_cov = b_over_n[i] * multiply_lower_tri_self_transpose(
                                              noise_basis[i] * noise_factor[i]);

@@ -34,7 +34,7 @@ PRECOMPILE_LANES = (
         "bradley_terry",
         "plackett_luce",
     ),
-    ("joint",),
+    ("joint", "joint_fold"),
 )
 
 

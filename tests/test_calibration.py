@@ -260,21 +260,25 @@ def _truth_posterior(name: str, simulation, simulator, draws: int = 40, jitter: 
         }
         content = {key: variable(t[key]) for key in ("delta0", "sigma0", "nu")}
         content.update({key: variable(value, "dataset") for key, value in vectors.items()})
-    elif name == "joint":
+    elif name.startswith("joint"):
+        k = simulator.k
         sd = np.exp(0.5 * np.array([t["log_Sigma0_11"], t["log_Sigma0_22"]]))
         covariance = t["corr_Sigma0"] * sd[0] * sd[1]
-        sigma0 = np.array([[sd[0] ** 2, covariance], [covariance, sd[1] ** 2]])
-        mu = np.ones((simulator.q, 3))
-        mu[0] = np.array([t["theta1_1"], 0.0]) @ helmert_contrasts(3)
-        pairs = np.ones((simulator.q, 3))
+        sigma0 = np.eye(k - 1)
+        sigma0[:2, :2] = [[sd[0] ** 2, covariance], [covariance, sd[1] ** 2]]
+        mu = np.ones((simulator.q, k))
+        mu[0] = np.r_[t["theta1_1"], np.zeros(k - 2)] @ helmert_contrasts(k)
+        pairs = np.ones((simulator.q, k * (k - 1) // 2))
         pairs[0, 0] = np.exp(t["log_sigma1_12"])
         content = {
-            "theta0": variable([t["theta0_1"], t["theta0_2"]], "contrast"),
+            "theta0": variable(np.r_[t["theta0_1"], t["theta0_2"], np.ones(k - 3)], "contrast"),
             "Sigma0": variable(sigma0, "contrast", "contrast_"),
             "nu": variable(t["nu"]),
             "mu": variable(mu, "dataset", "model"),
             "sigma": variable(pairs, "dataset", "pair"),
         }
+        if "noise_spread" in t:
+            content["noise_spread"] = variable(t["noise_spread"])
     elif name == "bradley_terry":
         beta = [t[f"beta_{a + 1}"] for a in range(simulator.k)]
         content = {"sigma": variable(t["sigma"]), "beta": variable(beta, "model")}
@@ -298,9 +302,9 @@ def _default_prior(name: str, simulator):
 
     if name.startswith("hierarchical"):
         return HierarchicalPrior(nu_prior=simulator.prior.nu_prior)
-    return {"joint": JointPrior(), "bradley_terry": BradleyTerryPrior()}.get(
-        name, PlackettLucePrior()
-    )
+    if name.startswith("joint"):
+        return JointPrior()
+    return BradleyTerryPrior() if name == "bradley_terry" else PlackettLucePrior()
 
 
 @pytest.mark.parametrize("name", sorted(SUITES))

@@ -453,20 +453,22 @@ def test_fewer_folds_than_models_is_a_clear_error():
     """4 models on 3 folds: the 3 x 3 covariance of the differences has no estimate there (its
     scatter has rank 2); the message names the data set and the fix, not a linear dependence."""
     blocks = _blocks(k=4, sizes=(8, 3, 7, 9, 6, 8, 7), seed=1)
-    with pytest.raises(ValueError, match=r"'set 1' has 3 .* for 4 models.*pairwise methods"):
+    with pytest.raises(ValueError, match=r"'set 1' has 3 .* for 4 models.*noise='fold'"):
         build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)
     blocks[1] = _blocks(k=4, sizes=(4,), seed=2)[0]
     assert build_joint_input(_data(blocks), Rope(-0.01, 0.01), JointPrior(), None, scale=0.01)
 
 
-def test_a_few_fold_study_is_refused_in_one_line_before_sampling():
+def test_a_few_fold_study_needs_the_fold_level_noise():
     """The few-fold generator's 5 models x 20 data sets x 4 folds: Omega_i (4 x 4) cannot be
-    estimated from 4 folds, so compare(method="joint") refuses with the data set and the fix."""
+    estimated from 4 folds, so compare(method="joint", noise="full") refuses in one line with the
+    data set and the fix, and noise="auto" chooses the fold-level noise."""
     from bayes_hier import compare
     from bayes_hier.few_fold import few_fold_study
+    from bayes_hier.joint.fit import joint_data, noise_structure
 
-    with pytest.raises(
-        ValueError, match=r"'d000' has 4 .* for 5 models.*pairwise methods"
-    ) as error:
-        compare(few_fold_study(5, 20, 4, seed=0), rope=0.01, method="joint", engine="pystan")
+    study = few_fold_study(5, 20, 4, seed=0)
+    with pytest.raises(ValueError, match=r"'d000' has 4 .* for 5 models.*noise='fold'") as error:
+        compare(study, rope=0.01, method="joint", noise="full", engine="pystan")
     assert "\n" not in str(error.value)
+    assert noise_structure("auto", joint_data(model_scores(study), None, True)) == "fold"

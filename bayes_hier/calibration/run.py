@@ -42,6 +42,7 @@ SUITES = {
     "hierarchical": "bayes_hier.hierarchical.simulate:calibration_suite",
     "hierarchical_two_chart": "bayes_hier.hierarchical.simulate:two_chart_suite",
     "joint": "bayes_hier.joint.simulate:calibration_suite",
+    "joint_fold": "bayes_hier.joint.simulate:fold_noise_suite",
     "bradley_terry": "bayes_hier.ranking.simulate:bradley_terry_suite",
     "plackett_luce": "bayes_hier.ranking.simulate:plackett_luce_suite",
 }

@@ -18,8 +18,8 @@ from ..scores import MissingDataWarning, ModelScores, PairUsage, model_scores
 from ..seeding import SeedLike
 from ..versions import package_versions
 from .data import MultiCVData
-from .model import JOINT
-from .model_input import JointPrior
+from .model import JOINT, JOINT_FOLD
+from .model_input import NOISE_STRUCTURES, JointPrior
 from .paired_folds import paired_scores
 from .posterior import pair_labels
 from .propriety import check_enough_datasets, check_models_seen_enough
@@ -36,6 +36,7 @@ def joint_test(
     rho: float | Sequence[float] | None = None,
     higher_is_better: bool = True,
     nu_prior: str = "hierarchical",
+    noise: str = "auto",
     alpha_range: tuple[float, float] = (0.5, 5.0),
     beta_range: tuple[float, float] = (0.05, 0.15),
     hdi_prob: float = 0.95,
@@ -79,6 +80,13 @@ def joint_test(
         ``False`` for errors or losses.
     nu_prior, alpha_range, beta_range
         Prior of ν, as in :func:`~bayes_hier.hierarchical.hierarchical_test`.
+    noise
+        The fold noise of each data set: ``"full"``, a covariance Ω_i of the contrasts
+        (``stan/joint.stan``; needs at least as many folds as models on every data set);
+        ``"fold"``, one noise scale per model and data set, drawn hierarchically, with a fold
+        effect shared by the models (``stan/joint_fold.stan``, :mod:`~.fold_noise`: any number
+        of folds ≥ 2); ``"auto"`` (default), ``"full"`` where every data set has enough folds,
+        else ``"fold"``.
     hdi_prob
         Mass of the highest-density intervals.
     alpha
@@ -107,12 +115,13 @@ def joint_test(
         else model_scores(data, models=models, columns=columns, runs=runs)
     )
     cv = joint_data(scores, rho, higher_is_better)
+    noise = noise_structure(noise, cv)
     check_enough_datasets(cv.q, cv.k)
     check_models_seen_enough(cv.observed.sum(axis=0), cv.models)
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])
     fitted = fit_model(
-        JOINT,
+        JOINT if noise == "full" else JOINT_FOLD,
         cv,
         rope=parsed_rope,
         prior=prior,
@@ -147,7 +156,7 @@ def joint_test(
         settings={
             **run_settings,
             "method": "joint",
-            "options": {"nu_prior": nu_prior},
+            "options": {"nu_prior": nu_prior, "noise": noise},
             "versions": package_versions(),
         },
         scope="on a new data set",
@@ -157,6 +166,18 @@ def joint_test(
     if warn:
         result.warn()
     return result
+
+
+def noise_structure(noise: str, data: MultiCVData) -> str:
+    """The noise structure to fit: ``noise`` itself, or for ``"auto"`` the full covariances where
+    every data set has at least as many folds as models run on it, else the fold-level noise."""
+    choices = ("auto", *NOISE_STRUCTURES)
+    if noise not in choices:
+        raise ValueError(f"noise must be one of {choices}; got {noise!r}.")
+    if noise != "auto":
+        return noise
+    enough = data.n >= data.observed.sum(axis=1)
+    return "full" if enough.all() else "fold"
 
 
 def pair_usages(data: MultiCVData, scores: ModelScores) -> dict[tuple[str, str], PairUsage]:
@@ -236,4 +257,4 @@ def compare_joint(
     return joint_test(data, rope, **options)
 
 
-__all__ = ["compare_joint", "joint_data", "joint_test", "pair_usages"]
+__all__ = ["compare_joint", "joint_data", "joint_test", "noise_structure", "pair_usages"]

@@ -67,7 +67,35 @@ class JointModel(StanModel):
         return diagnosed_view(idata)
 
 
-#: The one instance :func:`~bayes_hier.joint.joint_test` fits.
-JOINT = JointModel()
+def build_fold_input(
+    data: MultiCVData, rope: Any, prior: Any, rng: np.random.Generator, **options: Any
+) -> JointModelInput:
+    """:func:`~.model_input.build_joint_input` with the fold-level noise."""
+    return build_joint_input(data, rope, prior, rng, noise="fold", **options)
 
-__all__ = ["DIAGNOSED", "JOINT", "JointModel", "diagnosed_view"]
+
+class FoldNoiseJointModel(JointModel):
+    """The joint model with fold-level noise scales (``stan/joint_fold.stan``,
+    :mod:`~.fold_noise`): O(k) noise parameters per data set, any number of folds ≥ 2."""
+
+    name = "joint model (fold-level noise)"
+    program = "joint_fold"
+    diagnosed = (*DIAGNOSED, "noise_spread")
+
+    build_input = staticmethod(build_fold_input)
+
+
+#: The instances :func:`~bayes_hier.joint.joint_test` fits: full noise covariances and
+#: fold-level noise.
+JOINT = JointModel()
+JOINT_FOLD = FoldNoiseJointModel()
+
+__all__ = [
+    "DIAGNOSED",
+    "JOINT",
+    "JOINT_FOLD",
+    "FoldNoiseJointModel",
+    "JointModel",
+    "build_fold_input",
+    "diagnosed_view",
+]

@@ -28,6 +28,12 @@ from ..hierarchical.model_input import (
 from ..rope import Rope
 from .contrasts import helmert_contrasts, observed_contrasts
 from .data import MultiCVData, ScoreBlocks
+from .fold_noise import (
+    fold_noise_initial_values,
+    noise_contrasts,
+    noise_levels,
+    score_scatters,
+)
 
 
 @dataclass(frozen=True)
@@ -63,12 +69,15 @@ class JointCalibrationPrior:
     ``JointModelInput.scale``; pass ``scale=`` to :func:`build_joint_input` to fix the unit):
 
         θ₀ ~ N(0, theta0_sd² I),  Σ₀ ~ InvWishart(population_df, population_scale),
-        Ω_i ~ InvWishart(noise_df, noise_scale)  (every data set)
+        Ω_i ~ InvWishart(noise_df, noise_scale)  (every data set; ``noise="full"``)
+        λ_i ~ N(0, noise_level_sd²), s_i = 1  (the fold-level noise, ``noise="fold"``:
+        :mod:`~.fold_noise`)
 
     (inverse Wishart as in ``scipy.stats.invwishart``: mean scale / (df − d − 1)). The prior of
-    ν and τ_i is unchanged (already proper). The Stan data fields are ``calibration_prior``
-    (1 here, 0 by default), ``theta0_prior_sd``, ``population_prior_df``,
-    ``population_prior_scale``, ``noise_prior_df`` and ``noise_prior_scale``.
+    ν and τ_i (and of the fold-level noise's κ, ω and η) is unchanged (already proper). The Stan
+    data fields are ``calibration_prior`` (1 here, 0 by default), ``theta0_prior_sd``,
+    ``population_prior_df``, ``population_prior_scale`` and the noise's own
+    (:func:`calibration_fields`).
 
     Attributes
     ----------
@@ -77,7 +86,9 @@ class JointCalibrationPrior:
     population_df, population_scale
         Degrees of freedom (> d − 1) and d × d scale matrix of Σ₀'s inverse Wishart prior.
     noise_df, noise_scale
-        The same for every Ω_i.
+        The same for every Ω_i (full noise covariances).
+    noise_level_sd
+        Standard deviation of every λ_i (fold-level noise).
     """
 
     theta0_sd: float
@@ -85,6 +96,7 @@ class JointCalibrationPrior:
     population_scale: np.ndarray
     noise_df: float
     noise_scale: np.ndarray
+    noise_level_sd: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.theta0_sd > 0:
@@ -103,9 +115,13 @@ class JointCalibrationPrior:
                     f"got {df}."
                 )
 
-    def stan_data(self, d: int) -> dict[str, Any]:
-        """The calibration fields of ``joint.stan``'s data (``calibration_prior`` = 1)."""
-        fields = calibration_fields(d)
+        if not self.noise_level_sd > 0:
+            raise ValueError(f"noise_level_sd must be positive; got {self.noise_level_sd}.")
+
+    def stan_data(self, d: int, noise: str = "full") -> dict[str, Any]:
+        """The calibration fields of the program's data (``calibration_prior`` = 1) for the
+        noise structure ``noise``."""
+        fields = calibration_fields(d, noise)
         for name in ("population", "noise"):
             if np.shape(getattr(self, f"{name}_scale")) != (d, d):
                 raise ValueError(f"{name}_scale must be {d} x {d} (k - 1 contrasts).")
@@ -114,23 +130,36 @@ class JointCalibrationPrior:
             theta0_prior_sd=float(self.theta0_sd),
             population_prior_df=float(self.population_df),
             population_prior_scale=np.asarray(self.population_scale, float),
-            noise_prior_df=float(self.noise_df),
-            noise_prior_scale=np.asarray(self.noise_scale, float),
         )
+        if noise == "full":
+            fields.update(
+                noise_prior_df=float(self.noise_df),
+                noise_prior_scale=np.asarray(self.noise_scale, float),
+            )
+        else:
+            fields.update(noise_level_prior_sd=float(self.noise_level_sd))
         return fields
 
 
-def calibration_fields(d: int) -> dict[str, Any]:
-    """The calibration fields of ``joint.stan``'s data when the default priors are used:
+#: The noise structures of the joint model: a full covariance Ω_i per data set (``joint.stan``)
+#: or fold-level scales (``joint_fold.stan``, :mod:`~.fold_noise`).
+NOISE_STRUCTURES = ("full", "fold")
+
+
+def calibration_fields(d: int, noise: str = "full") -> dict[str, Any]:
+    """The calibration fields of the program's data when the default priors are used:
     ``calibration_prior`` = 0 and harmless values that the programs ignore."""
-    return {
+    fields: dict[str, Any] = {
         "calibration_prior": 0,
         "theta0_prior_sd": 1.0,
         "population_prior_df": float(d + 1),
         "population_prior_scale": np.eye(d),
-        "noise_prior_df": float(d + 1),
-        "noise_prior_scale": np.eye(d),
     }
+    if noise == "full":
+        fields.update(noise_prior_df=float(d + 1), noise_prior_scale=np.eye(d))
+    else:
+        fields.update(noise_level_prior_sd=1.0)
+    return fields
 
 
 @dataclass(frozen=True)
@@ -158,6 +187,9 @@ class JointModelInput(ScoreBlocks):
         (:class:`JointCalibrationPrior`; ``calibration_prior`` = 0 unless one was given) and the
         missing-model fields ``observed`` (d_i per data set) and ``design`` (M_i, padded), with
         ``ybar``, ``scatter`` and ``noise_basis`` padded beyond d_i (:func:`observed_designs`).
+    noise
+        The noise structure, ``"full"`` (``joint.stan``) or ``"fold"`` (``joint_fold.stan``,
+        whose noise fields replace ``scatter`` and ``noise_basis``: :mod:`~.fold_noise`).
     """
 
     contrasts: np.ndarray
@@ -166,6 +198,7 @@ class JointModelInput(ScoreBlocks):
     rope: Rope
     perturbed: tuple[str, ...]
     data: dict[str, Any]
+    noise: str = "full"
 
 
 def _tied(first: np.ndarray, second: np.ndarray) -> bool:
@@ -323,10 +356,11 @@ def _check_regular(
         if folds < m + 1:
             raise ValueError(
                 f"Data set {name!r} has {int(folds)} cross-validation results per model for "
-                f"{int(m) + 1} models: the joint model estimates the covariance of the models' "
-                f"{int(m)} differences on each data set from its folds, which needs at least as "
-                "many results as models. Use more folds or runs, compare fewer models at once, "
-                "or use the pairwise methods (compare(..., method='hierarchical'))."
+                f"{int(m) + 1} models: the full noise covariance of the models' {int(m)} "
+                "differences on each data set is estimated from its folds, which needs at least "
+                "as many results as models. Use noise='fold' (one noise scale per model and data "
+                "set, any number of folds; the default noise='auto' does so), more folds or runs, "
+                "or fewer models at once."
             )
         eigenvalues = np.linalg.eigvalsh(scatter[:m, :m])
         if not eigenvalues[0] > 1e-12 * max(eigenvalues[-1], np.finfo(float).tiny):
@@ -345,13 +379,16 @@ def build_joint_input(
     *,
     scale: float | None = None,
     calibration: JointCalibrationPrior | None = None,
+    noise: str = "full",
 ) -> JointModelInput:
-    """Perturb ties, take the contrasts' statistics, rescale and fill in ``joint.stan``'s data.
+    """Perturb ties, take the contrasts' statistics, rescale and fill in the program's data.
 
     Bases: A_i = chol(S_i / ((n_i − 1) a_i)) (the sample estimate of Ω_i) and
-    A₀ = chol(Cov_i(ȳ_i) + mean_i (b_i / n_i) A_i A_iᵀ) (the spread of the means, never singular);
+    A₀ = chol(Cov_i(ȳ_i) + mean_i (b_i / n_i) Ω̂_i) (the spread of the means, never singular);
     with them the Cholesky parameters L_i and L₀ of ``joint.stan`` are of order 1
-    (:func:`population_estimate`, which also covers models missing on some data sets).
+    (:func:`population_estimate`, which also covers models missing on some data sets). With
+    ``noise="fold"`` (``joint_fold.stan``) Ω̂_i = s_i²I (:func:`~.fold_noise.noise_levels`) and
+    the noise fields are those of :mod:`~.fold_noise`.
 
     Parameters
     ----------
@@ -365,6 +402,9 @@ def build_joint_input(
     calibration
         Proper priors replacing the default improper ones (:class:`JointCalibrationPrior`),
         stated in the model's units; default: the model's own priors (``calibration_prior`` = 0).
+    noise
+        ``"full"`` (a covariance Ω_i per data set: needs at least as many folds as models) or
+        ``"fold"`` (fold-level scales, any number of folds ≥ 2).
 
     Raises
     ------
@@ -374,6 +414,8 @@ def build_joint_input(
         that fit it (:func:`~bayes_hier.joint.propriety.check_enough_datasets`); with a
         calibration prior every q is proper.
     """
+    if noise not in NOISE_STRUCTURES:
+        raise ValueError(f"noise must be one of {NOISE_STRUCTURES}; got {noise!r}.")
     if data.q < 2:
         raise ValueError(
             f"The joint model needs at least 2 data sets: the sampler's basis A₀ is set from the "
@@ -385,7 +427,8 @@ def build_joint_input(
     contrasts = helmert_contrasts(data.k)
     means, scatters = contrast_statistics(blocks, contrasts)
     sizes, design = observed_designs(contrasts, data.observed)
-    _check_regular(scatters, sizes, data.n, data.datasets)
+    if noise == "full":
+        _check_regular(scatters, sizes, data.n, data.datasets)
     n = data.n.astype(float)
     d = data.k - 1
     if scale is None:
@@ -393,30 +436,47 @@ def build_joint_input(
     elif not (np.isfinite(scale) and scale > 0):
         raise ValueError(f"scale must be a positive number; got {scale}.")
     means, scatters = means / scale, scatters / scale**2
+    blocks = [block / scale for block in blocks]
     a, b = 1 - data.rho, 1 + (n - 1) * data.rho
-    noise = scatters / ((n - 1) * a)[:, None, None]
-    population = population_estimate(means, (b / n)[:, None, None] * noise, design)
+    if noise == "full":
+        noise_estimate = scatters / ((n - 1) * a)[:, None, None]
+        noise_fields = {
+            "scatter": _pad_identity(scatters, sizes),
+            "noise_basis": np.linalg.cholesky(_pad_identity(noise_estimate, sizes)),
+        }
+    else:
+        levels = noise_levels(scatters, sizes, n, a)
+        noise_estimate = levels[:, None, None] ** 2 * np.eye(d)
+        noise_fields = {
+            "model_scatter": score_scatters(blocks),
+            "noise_contrasts": noise_contrasts(contrasts, data.observed),
+            "run": data.observed.astype(float),
+            "log_noise_level": np.zeros(data.q) if calibration else np.log(levels),
+        }
+    population = population_estimate(means, (b / n)[:, None, None] * noise_estimate, design)
     stan_data: dict[str, Any] = {
         "k": data.k,
         "q": data.q,
         "n": data.n.astype(int).tolist(),
         "rho": data.rho.astype(float),
         "ybar": means,
-        "scatter": _pad_identity(scatters, sizes),
-        "noise_basis": np.linalg.cholesky(_pad_identity(noise, sizes)),
+        **noise_fields,
         "observed": sizes.astype(int).tolist(),
         "design": design,
         "population_basis": np.linalg.cholesky(population),
         **prior.stan_data(),
-        **(calibration_fields(d) if calibration is None else calibration.stan_data(d)),
+        **(
+            calibration_fields(d, noise) if calibration is None else calibration.stan_data(d, noise)
+        ),
     }
     return JointModelInput(
         contrasts=contrasts,
-        scores=tuple(block / scale for block in blocks),
+        scores=tuple(blocks),
         scale=float(scale),
         rope=rope.scaled(scale),
         perturbed=perturbed,
         data=stan_data,
+        noise=noise,
     )
 
 
@@ -445,8 +505,9 @@ def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Gen
 
     θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the Cholesky factors near the identity (Ω_i at
     its sample estimate) and L₀ near I/2 (Σ₀ between 0 and the spread of the means); α = 2,
-    β = 0.1 and the standardised logs of ν − 1 and τ_i near 0. Each is jittered so that R-hat can
-    see stuck chains.
+    β = 0.1 and the standardised logs of ν − 1 and τ_i near 0; the fold-level noise's scales near
+    their data set's level (:func:`~.fold_noise.fold_noise_initial_values`). Each is jittered so
+    that R-hat can see stuck chains.
     """
     data = model_input.data
     q, d = data["q"], data["k"] - 1
@@ -462,7 +523,11 @@ def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Gen
             {
                 "theta0_raw": 0.1 * rng.standard_normal(d) / np.sqrt(q),
                 "population_factor": near_identity(0.5, 0.1),
-                "noise_factor": np.array([near_identity(1.0, 0.05) for _ in range(q)]),
+                **(
+                    {"noise_factor": np.array([near_identity(1.0, 0.05) for _ in range(q)])}
+                    if model_input.noise == "full"
+                    else fold_noise_initial_values(q, d + 1, rng)
+                ),
                 "nu_alpha": [2.0] if hierarchical else [],
                 "nu_beta": [0.1] if hierarchical else [],
                 "nu_raw": 0.1 * rng.standard_normal(int(student)),

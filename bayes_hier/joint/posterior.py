@@ -16,7 +16,10 @@ pair of models in the original units:
 * ``sigma`` (dataset, pair): the per-fold noise sd √(c_iᵀΩ_ic_i) of the pair's difference, c_i the
   pair's vector in the data set's own contrasts (NaN when one of the two models was not run);
 * ``nu``, ``tau`` (dataset), ``nu_alpha``, ``nu_beta``; ``theta0`` and ``Sigma0`` (contrast) for
-  predictive draws.
+  predictive draws;
+* with the fold-level noise (``joint_fold.stan``), Ω_i = C D_iCᵀ from the scales σ_im
+  (:mod:`~.fold_noise`), reported as ``noise_sd`` (dataset, model) with their spread
+  ``noise_spread`` (ω).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import xarray as xr
 
 from ..hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
 from .contrasts import observed_pair_vectors, pair_vectors
+from .fold_noise import fold_noise_covariances, log_sigmas
 from .likelihood import theta_full_conditional
 from .model_input import JointModelInput
 
@@ -106,6 +110,28 @@ def _draw_thetas(
     return thetas
 
 
+def _fold_noise(
+    posterior: xr.Dataset, model_input: JointModelInput, variables: dict[str, xr.DataArray]
+) -> np.ndarray:
+    """Ω_i of the fold-level noise (:mod:`~.fold_noise`); adds ``noise_sd`` (dataset, model:
+    σ_im in the data's units, NaN where the model was not run) and ``noise_spread`` (ω) to
+    ``variables``."""
+    data = model_input.data
+    log_sigma = log_sigmas(
+        data,
+        _values(posterior, "noise_level"),
+        _values(posterior, "model_noise_raw"),
+        _values(posterior, "noise_spread"),
+        _values(posterior, "noise_raw"),
+    )
+    noise_sd = np.where(model_input.observed, model_input.scale * np.exp(log_sigma), np.nan)
+    variables["noise_sd"] = xr.DataArray(noise_sd, dims=("chain", "draw", "dataset", "model"))
+    variables["noise_spread"] = xr.DataArray(
+        _values(posterior, "noise_spread"), dims=("chain", "draw")
+    )
+    return fold_noise_covariances(data, log_sigma)
+
+
 def complete_posterior(
     idata: az.InferenceData,
     model_input: JointModelInput,
@@ -121,9 +147,12 @@ def complete_posterior(
     population_cov = _factor_product(
         data["population_basis"], _values(posterior, "population_factor")
     )
-    noise_cov = observed_noise_cov(data, _values(posterior, "noise_factor"))
     chains, draws = theta0.shape[:2]
     variables: dict[str, xr.DataArray] = {}
+    if model_input.noise == "full":
+        noise_cov = observed_noise_cov(data, _values(posterior, "noise_factor"))
+    else:
+        noise_cov = _fold_noise(posterior, model_input, variables)
     inverse_tau = np.ones((chains, draws, data["q"]))
     nu_raw = _values(posterior, "nu_raw")
     if nu_raw is not None:

@@ -310,9 +310,10 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
         """The ranking, the pairs and the MCMC diagnostics."""
         d = self.diagnostics
         width = max(8, *(len(m) for m in self.models))
+        noise = ", fold-level noise" if self.model_input.noise == "fold" else ""
         lines = [
             f"Joint Bayesian hierarchical model: {len(self.models)} models on "
-            f"{self.data.q} data sets, rope {self.rope}"
+            f"{self.data.q} data sets, rope {self.rope}{noise}"
             + ("" if self.data.higher_is_better else " (scores negated: lower is better)"),
             *([self.not_converged_note] if self.not_converged_note else []),
             "On a new data set:",

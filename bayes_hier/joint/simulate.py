@@ -56,7 +56,7 @@ from ..hierarchical.simulate import draw_mixing
 from ..rope import Rope
 from .contrasts import helmert_contrasts, pair_vectors
 from .data import MultiCVData
-from .model import JOINT, JointModel
+from .model import JOINT, JOINT_FOLD, JointModel
 from .model_input import JointCalibrationPrior, JointPrior, build_joint_input
 
 JOINT_PARAMETERS = (
@@ -72,14 +72,20 @@ JOINT_PARAMETERS = (
 
 
 def draw_joint_parameters(
-    calibration: JointCalibrationPrior, prior: JointPrior, q: int, rng: np.random.Generator
+    calibration: JointCalibrationPrior,
+    prior: JointPrior,
+    q: int,
+    rng: np.random.Generator,
+    noise: str = "full",
 ) -> dict[str, Any]:
     """One draw of (θ₀, Σ₀, ν[, α, β], τ, θ, Ω) on q data sets (module docstring).
 
     ``calibration`` holds the proper priors of θ₀, Σ₀ and Ω_i (its scale matrices fix
     d = k − 1), ``prior`` the ν prior (not ``"gaussian"``: the calibration ranks ν). Returns
     ``theta0`` (d), ``Sigma0`` (d × d), ``nu``, ``tau`` (q), ``theta`` (q × d), ``Omega``
-    (q × d × d) and, for the hierarchical ν prior, ``nu_alpha`` and ``nu_beta``.
+    (q × d × d) and, for the hierarchical ν prior, ``nu_alpha`` and ``nu_beta``. With
+    ``noise="fold"`` the Ω_i are C D_iCᵀ from the fold-level scales (:func:`draw_fold_noise`),
+    which are returned too.
     """
     if not prior.heavy_tailed:
         raise ValueError("The calibration draws nu: choose a Student-t nu prior, not 'gaussian'.")
@@ -92,10 +98,30 @@ def draw_joint_parameters(
     root = np.linalg.cholesky(truth["Sigma0"])
     z = rng.standard_normal((q, d))
     truth["theta"] = truth["theta0"] + (z @ root.T) / np.sqrt(truth["tau"])[:, None]
-    truth["Omega"] = np.array(
-        [_inverse_wishart(calibration.noise_df, calibration.noise_scale, rng) for _ in range(q)]
-    )
+    if noise == "full":
+        truth["Omega"] = np.array(
+            [_inverse_wishart(calibration.noise_df, calibration.noise_scale, rng) for _ in range(q)]
+        )
+    else:
+        truth.update(draw_fold_noise(calibration.noise_level_sd, q, d + 1, rng))
     return truth
+
+
+def draw_fold_noise(
+    level_sd: float, q: int, k: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """The fold-level noise's calibration prior (:mod:`~.fold_noise`, s_i = 1):
+    λ_i ~ N(0, level_sd²), κ = Cᵀκ_raw, η_i = Cᵀη_raw,i with standard normal raw vectors,
+    ω ~ half-N(0, 1); σ_im = exp(λ_i + κ_m + ω η_im). Returns ``noise_sd`` (q × k),
+    ``noise_spread`` (ω) and ``Omega`` = C diag(σ_i²) Cᵀ (q × (k − 1) × (k − 1))."""
+    contrasts = helmert_contrasts(k)
+    level = level_sd * rng.standard_normal(q)
+    model_noise = rng.standard_normal(k - 1) @ contrasts
+    spread = abs(rng.standard_normal())
+    deviations = rng.standard_normal((q, k - 1)) @ contrasts
+    noise_sd = np.exp(level[:, None] + model_noise[None, :] + spread * deviations)
+    omega = np.einsum("jm,qm,lm->qjl", contrasts, noise_sd**2, contrasts)
+    return {"noise_sd": noise_sd, "noise_spread": spread, "Omega": omega}
 
 
 def _inverse_wishart(df: float, scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -144,17 +170,19 @@ def simulate_joint(
     rho: float = 0.1,
     difficulty_sd: float = 1.0,
     common_sd: float = 1.0,
+    noise: str = "full",
 ) -> SimulatedScores:
     """Parameters from the priors, then n folds of the k = d + 1 models' scores per data set.
 
     ``difficulty_sd`` (h) and ``common_sd`` (c) set the per-data-set difficulty and the fold
-    effect shared by all models (module docstring); neither reaches the contrasts.
+    effect shared by all models (module docstring); neither reaches the contrasts. ``noise``:
+    the prior of the Ω_i (:func:`draw_joint_parameters`).
     """
     if q < 2 or n < 2:
         raise ValueError(f"Need q >= 2 data sets and n >= 2 folds; got q={q}, n={n}.")
     if not 0 < rho < 1:
         raise ValueError(f"rho must be in (0, 1); got {rho}.")
-    truth = draw_joint_parameters(calibration, prior, q, rng)
+    truth = draw_joint_parameters(calibration, prior, q, rng, noise)
     k = truth["theta0"].size + 1
     contrasts = helmert_contrasts(k)
     ones = np.ones(k)
@@ -177,14 +205,14 @@ def ranked_quantities(
     omega1: np.ndarray | None = None,
     sigma1_12: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """:data:`JOINT_PARAMETERS` from θ₀ (..., 2), Σ₀ (..., 2, 2), ν (...), θ₁ (..., 2) and
-    either Ω₁ (..., 2, 2) or its pair sd √(cᵀΩ₁c) directly (``sigma1_12``, as the posterior
-    stores it).
+    """:data:`JOINT_PARAMETERS` from θ₀ (..., d), Σ₀ (..., d, d), ν (...), θ₁ (..., d) and
+    either Ω₁ (..., d, d) or its pair sd √(cᵀΩ₁c) directly (``sigma1_12``, as the posterior
+    stores it); d ≥ 2, the first two contrasts.
 
     The leading dimensions are those of the truth (none) or of the draws (chain, draw).
     """
     if sigma1_12 is None:
-        vector = pair_vectors(helmert_contrasts(3), [(0, 1)])[0]
+        vector = pair_vectors(helmert_contrasts(theta0.shape[-1] + 1), [(0, 1)])[0]
         sigma1_12 = np.sqrt(np.einsum("j,...jl,l->...", vector, omega1, vector))
     variances = np.diagonal(sigma0, axis1=-2, axis2=-1)
     return {
@@ -203,13 +231,16 @@ def posterior_quantities(posterior: Any, contrasts: np.ndarray) -> dict[str, np.
     """:func:`ranked_quantities` of every (chain, draw) of a completed joint posterior fitted in
     the unit 1 (it stores θ₀, Σ₀, μ_i = Cᵀθ_i and σ_i per pair; θ₁ = C μ₁ since C Cᵀ = I)."""
     first = posterior["mu"].isel(dataset=0).values
-    return ranked_quantities(
+    quantities = ranked_quantities(
         theta0=posterior["theta0"].values,
         sigma0=posterior["Sigma0"].values,
         nu=posterior["nu"].values,
         theta1=first @ contrasts.T,
         sigma1_12=posterior["sigma"].isel(dataset=0, pair=0).values,
     )
+    if "noise_spread" in posterior:
+        quantities["noise_spread"] = posterior["noise_spread"].values
+    return quantities
 
 
 def truth_quantities(simulated: SimulatedScores) -> dict[str, float]:
@@ -218,6 +249,8 @@ def truth_quantities(simulated: SimulatedScores) -> dict[str, float]:
     values = ranked_quantities(
         truth["theta0"], truth["Sigma0"], truth["nu"], truth["theta"][0], truth["Omega"][0]
     )
+    if "noise_spread" in truth:
+        values["noise_spread"] = truth["noise_spread"]
     return {name: float(value) for name, value in values.items()}
 
 
@@ -253,6 +286,7 @@ class JointSimulator:
     common_sd: float = 1.0
     prior: JointPrior = field(default_factory=JointPrior)
     k: ClassVar[int] = 3
+    noise: ClassVar[str] = "full"
     model: ClassVar[JointModel] = JOINT
     checked: ClassVar[tuple[str, ...]] = JOINT_PARAMETERS
 
@@ -270,11 +304,12 @@ class JointSimulator:
             rho=self.rho,
             difficulty_sd=self.difficulty_sd,
             common_sd=self.common_sd,
+            noise=self.noise,
         )
         cv = simulated.to_cv()
         model_input = build_joint_input(
             cv, Rope(0.0, 0.0), self.prior, np.random.default_rng(0), scale=1.0,
-            calibration=self.calibration,
+            calibration=self.calibration, noise=self.noise,
         )  # fmt: skip
         if model_input.perturbed:
             raise ValueError("A simulated data set has tied models; the calibration cannot use it.")
@@ -287,16 +322,48 @@ class JointSimulator:
         """The design and the calibration prior in one paragraph."""
         c = self.calibration
         return (
-            f"Joint model, k = {self.k} models, q = {self.q} data sets, n = {self.n} folds "
-            f"(ρ = {self.rho:g}). Calibration prior (units of the Stan program, fixed scale 1): "
-            f"θ₀ ~ N(0, {c.theta0_sd:g}² I), Σ₀ ~ InvWishart({c.population_df:g}, "
-            f"{np.round(c.population_scale, 3).tolist()}), Ω_i ~ InvWishart({c.noise_df:g}, "
-            f"{np.round(c.noise_scale, 3).tolist()}), ν − 1 ~ Gamma(α, β) with α ~ "
-            f"U{self.prior.alpha_range}, β ~ U{self.prior.beta_range}, τ_i ~ Gamma(ν/2, ν/2). "
-            f"Scores: contrasts mapped back with Cᵀ plus a per-data-set difficulty (sd "
-            f"{self.difficulty_sd:g}) and a common fold effect (sd {self.common_sd:g}). Fits: "
-            f"shipped stan/joint.stan with calibration_prior = 1, package initial values."
+            f"{self.model.name[0].upper()}{self.model.name[1:]}, k = {self.k} models, "
+            f"q = {self.q} data sets, n = {self.n} folds (ρ = {self.rho:g}). Calibration prior "
+            f"(units of the Stan program, fixed scale 1): θ₀ ~ N(0, {c.theta0_sd:g}² I), "
+            f"Σ₀ ~ InvWishart({c.population_df:g}, {np.round(c.population_scale, 3).tolist()}), "
+            f"{self._noise_prior()}, ν − 1 ~ Gamma(α, β) with α ~ U{self.prior.alpha_range}, "
+            f"β ~ U{self.prior.beta_range}, τ_i ~ Gamma(ν/2, ν/2). Scores: contrasts mapped back "
+            f"with Cᵀ plus a per-data-set difficulty (sd {self.difficulty_sd:g}) and a common "
+            f"fold effect (sd {self.common_sd:g}). Fits: shipped stan/{self.model.program}.stan "
+            f"with calibration_prior = 1, package initial values."
         )
+
+    def _noise_prior(self) -> str:
+        c = self.calibration
+        if self.noise == "full":
+            return f"Ω_i ~ InvWishart({c.noise_df:g}, {np.round(c.noise_scale, 3).tolist()})"
+        return (
+            f"Ω_i = C diag(σ_i²) Cᵀ with log σ_im = λ_i + κ_m + ω η_im, λ_i ~ "
+            f"N(0, {c.noise_level_sd:g}²), κ = Cᵀκ_raw and η_i = Cᵀη_raw,i with standard normal "
+            "raw vectors, ω ~ half-N(0, 1)"
+        )
+
+
+def fold_calibration_prior(k: int = 5) -> JointCalibrationPrior:
+    """θ₀ ~ N(0, I), Σ₀ ~ InvWishart(k + 3, I) (mean I/3) and λ_i ~ N(0, 1) at k models: the
+    prior of the fold-level noise's calibration (its ``noise_df`` and ``noise_scale`` are
+    unused)."""
+    identity = np.eye(k - 1)
+    return JointCalibrationPrior(1.0, k + 3.0, identity, float(k), identity, noise_level_sd=1.0)
+
+
+@dataclass(frozen=True)
+class FoldNoiseSimulator(JointSimulator):
+    """The calibration simulator of the joint model with fold-level noise
+    (``joint_fold.stan``) at k = 5 models and 4 folds: the design it is made for (fewer folds
+    than models). Ranks :data:`JOINT_PARAMETERS` and ``noise_spread`` (ω)."""
+
+    n: int = 4
+    calibration: JointCalibrationPrior = field(default_factory=fold_calibration_prior)
+    k: ClassVar[int] = 5
+    noise: ClassVar[str] = "fold"
+    model: ClassVar[JointModel] = JOINT_FOLD
+    checked: ClassVar[tuple[str, ...]] = (*JOINT_PARAMETERS, "noise_spread")
 
 
 def calibration_suite(simulator: JointSimulator | None = None) -> CalibrationSuite:
@@ -310,13 +377,23 @@ def calibration_suite(simulator: JointSimulator | None = None) -> CalibrationSui
     )  # fmt: skip
 
 
+def fold_noise_suite(simulator: JointSimulator | None = None) -> CalibrationSuite:
+    """``make calibrate-joint``'s fold-level noise: 200 replicates at k = 5, q = 10, n = 4,
+    2 chains × 150 draws after 150 warm-up, L = 29."""
+    return calibration_suite(simulator or FoldNoiseSimulator())
+
+
 __all__ = [
     "JOINT_PARAMETERS",
+    "FoldNoiseSimulator",
     "JointSimulator",
     "SimulatedScores",
     "calibration_suite",
     "default_calibration_prior",
+    "draw_fold_noise",
     "draw_joint_parameters",
+    "fold_calibration_prior",
+    "fold_noise_suite",
     "posterior_quantities",
     "ranked_quantities",
     "simulate_joint",

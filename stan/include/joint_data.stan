@@ -5,12 +5,10 @@
   array[q] int<lower=2> n;                         // folds (cross-validation results) per data set
   vector<lower=0, upper=1>[q] rho;                 // fold correlation per data set, 0 < rho < 1
   array[q] vector[k - 1] ybar;                     // mean of the Helmert contrasts of data set i
-  array[q] cov_matrix[k - 1] scatter;              // S_i, scatter of the contrasts about ybar_i
-  array[q] cholesky_factor_cov[k - 1] noise_basis; // A_i: Omega_i = A_i L_i L_i' A_i'
   // Models missing on some data sets.  Data set i with k_i of the k models has
   // observed[i] = k_i - 1 contrasts of its own (orthonormal Helmert contrasts C_i of those models);
-  // ybar[i], scatter[i] and noise_basis[i] then hold them in their top-left observed[i] block and
-  // are padded (zeros; the identity on the diagonal block), and design[i] holds
+  // ybar[i] then holds them in its first observed[i] entries, padded with zeros (and so do the
+  // noise statistics of each program), and design[i] holds
   // M_i = C_i E_i C' (E_i selects the observed models) in its first observed[i] rows, zeros after:
   // E[ybar_i | theta_i] = M_i theta_i.  A complete data set has observed[i] = k - 1, M_i = I.
   array[q] int<lower=1, upper=k - 1> observed;
@@ -27,16 +25,12 @@
   real<lower=beta_lower> beta_upper;
   // calibration prior (off by default; for simulation-based calibration, which needs a proper
   // prior to draw from).  With calibration_prior = 1 these densities REPLACE the default priors
-  // (flat theta0, |M|^(-1/2) on Sigma0 and every Omega_i), in the rescaled units above:
+  // (flat theta0, |M|^(-1/2) on Sigma0), in the rescaled units above:
   //   theta0 ~ N(0, theta0_prior_sd^2 I)
   //   Sigma0 ~ InvWishart(population_prior_df, population_prior_scale)
-  //   Omega_i ~ InvWishart(noise_prior_df, noise_prior_scale)   (every data set; on a data set
-  //     with d_i < k - 1 observed contrasts, InvWishart(noise_prior_df - (k - 1) + d_i,
-  //     M_i noise_prior_scale M_i'): the law of M_i Omega M_i' when Omega has the full prior)
+  // and each program replaces the prior of its noise parameters (its own data fields).
   // The prior of nu and tau_i is unchanged.  The values are ignored when calibration_prior = 0.
   int<lower=0, upper=1> calibration_prior;
   real<lower=0> theta0_prior_sd;
   real population_prior_df;
   cov_matrix[k - 1] population_prior_scale;
-  real noise_prior_df;
-  cov_matrix[k - 1] noise_prior_scale;

@@ -1,11 +1,11 @@
-  // ---- shared prior of the joint programs ----
+  // ---- shared prior of the joint programs: theta0, Sigma0, nu and the tau_i ----
   // theta0 is flat, and so is theta0_raw (a linear map, constant Jacobian): in the basis A0 its
   // posterior is close to uncorrelated even when two models are nearly identical and the
-  // coordinates of theta0 are strongly correlated.  Sigma0 and every Omega_i have
-  // p(M) ~ |M|^(-1/2) (joint_functions.stan; for a data set with some model missing, on the
-  // block of its observed contrasts: padded_cholesky_log_prior); nu_alpha and nu_beta are
-  // uniform (their bounds).
-  // With calibration_prior = 1, theta0, Sigma0 and the Omega_i get proper priors instead.
+  // coordinates of theta0 are strongly correlated.  Sigma0 has p(M) ~ |M|^(-1/2)
+  // (joint_functions.stan); nu_alpha and nu_beta are uniform (their bounds).  The prior of the
+  // noise parameters is each program's own.
+  // With calibration_prior = 1, theta0 and Sigma0 get proper priors instead
+  // (joint_population_calibration.stan).
   // The multivariate Student-t population is the scale mixture
   // theta_i | tau_i ~ N(theta0, Sigma0 / tau_i), tau_i ~ Gamma(nu/2, nu/2), with nu - 1 and tau_i
   // sampled as standardised logs exactly as in hierarchical_prior.stan.
@@ -33,25 +33,3 @@
     inverse_tau = exp(log_g - log_tau);
   }
   target += invariant_cholesky_log_prior(population_factor) + 0.5 * d * d * log_g;
-  for (i in complete_sets) {
-    target += invariant_cholesky_log_prior(noise_factor[i]);
-  }
-  for (i in incomplete_sets) {
-    target += padded_cholesky_log_prior(noise_factor[i], observed[i]);
-  }
-  if (calibration_prior) {
-    // proper priors replacing the flat/invariant ones (joint_data.stan); theta0 is a linear map
-    // of theta0_raw, so its normal density needs no Jacobian
-    target += normal_lpdf(theta0 | 0, theta0_prior_sd);
-    target += inverse_wishart_replacement(exp(log_g) * population_cov, population_prior_df,
-                                          population_prior_scale);
-    for (i in 1:q) {
-      int m = observed[i];
-      matrix[m, d] M = design[i][1:m];
-      matrix[m, m] scale = quad_form_sym(noise_prior_scale, M');
-      target += inverse_wishart_replacement(
-                  multiply_lower_tri_self_transpose(noise_basis[i][1:m, 1:m]
-                                                    * noise_factor[i][1:m, 1:m]),
-                  noise_prior_df - d + m, scale);
-    }
-  }

@@ -1,0 +1,124 @@
+// Joint Bayesian model of k models on q data sets with fold-level noise: the joint model of
+// joint.stan with the noise covariance of each data set's contrasts restricted to O(k)
+// parameters, so that it is identified from 2 folds (joint.stan's full Omega_i needs at least as
+// many folds as models).
+//
+// Scores of model m on fold j of data set i:
+//
+//   x_ijm = mu_im + u_ij + e_ijm,   e_ij ~ N(0, D_i),   D_i = diag(sigma_i1^2, ..., sigma_ik^2)
+//
+// u_ij, the fold's difficulty shared by every model, cancels in the contrasts Y_i = X_i C'
+// (C the (k-1) x k orthonormal Helmert contrasts, C 1 = 0); e_ijm is correlated across the folds
+// of one model by R_i = (1 - rho_i) I + rho_i 1 1' (Nadeau and Bengio), as in joint.stan.  So the
+// contrasts follow joint.stan's model with
+//
+//   Omega_i = C D_i C'
+//
+// and the population of the true contrasts theta_i, its priors and the integration of theta_i
+// are those of joint.stan (joint_prior.stan).  The noise scales are drawn hierarchically, so that
+// a model's scale on one data set borrows strength from the same model elsewhere and from the
+// other models there:
+//
+//   log sigma_im = log s_i + lambda_i + kappa_m + omega eta_im
+//   eta_i = C' eta_raw_i,  eta_raw_i ~ N(0, I)     (per data set, summing to 0, exchangeable)
+//   kappa = C' kappa_raw,  kappa_raw ~ N(0, I)     (model effects, the same)
+//   omega ~ half-N(0, 1),  p(lambda_i) = 1
+//
+// so lambda_i is the mean of data set i's log sigma_im (relative to s_i): with eta_i free to
+// move their mean, lambda_i and eta_i would share a flat direction held only by the prior.
+// with s_i a data-based level (the root mean variance of the data set's contrasts; only the
+// sampler's coordinate of the flat lambda_i depends on it).  A proper prior on the model-level
+// spreads is needed: with contrasts only, sigma_im -> 0 leaves the likelihood finite (the fold
+// term u_ij absorbs that model's noise), so a flat prior on log sigma_im would be improper.
+// (calibration_prior = 1: lambda_i ~ N(0, noise_level_prior_sd^2) and s_i = 1.)
+//
+// Likelihood from sufficient statistics, O(k^2) per data set.  For the k_i models run on data
+// set i (their orthonormal contrasts C_i, m = k_i - 1 rows), with w_m = 1 / sigma_im^2 and
+// W = sum_m w_m, P = D^-1 - w w' / W satisfies P 1 = 0 and C_i' (C_i D C_i')^-1 C_i = P, so
+//
+//   tr(Omega_i^-1 S_i) = tr(P T_i) = sum_m w_m T_mm - w' T_i w / W,
+//   log |Omega_i| = sum_m log sigma_im^2 + log W - log k_i,
+//
+// T_i = sum_j (x_ij - xbar_i)(x_ij - xbar_i)' the scatter of the scores themselves (k x k) and
+// S_i = C_i T_i C_i' that of the contrasts.  The mean part is joint.stan's normal density of
+// ybar_i with Omega_i = B_i D_i B_i' (B_i = C_i E_i, E_i selecting the models run).
+functions {
+#include hierarchical_functions.stan
+#include joint_functions.stan
+}
+data {
+#include joint_data.stan
+  array[q] matrix[k, k] model_scatter;             // T_i (zero rows/columns: models not run)
+  array[q] matrix[k - 1, k] noise_contrasts;       // B_i = C_i E_i in the first observed[i] rows
+  array[q] vector<lower=0, upper=1>[k] run;        // 1 for the models run on data set i, else 0
+  vector[q] log_noise_level;                       // log s_i
+  real<lower=0> noise_level_prior_sd;              // calibration prior of lambda_i
+}
+transformed data {
+#include joint_transformed_data.stan
+  vector[q] b_over_n = b ./ n_real;
+  // the k x (k - 1) map kappa = C' kappa_raw (orthonormal Helmert contrasts, as in Python)
+  matrix[k, d] helmert_transpose = rep_matrix(0, k, d);
+  for (j in 1:d) {
+    for (m in 1:j) {
+      helmert_transpose[m, j] = -1 / sqrt(j * (j + 1.0));
+    }
+    helmert_transpose[j + 1, j] = j / sqrt(j * (j + 1.0));
+  }
+  // constants of the exact log likelihood of Y_i that the normal density of ybar_i leaves out,
+  // with the -log k_i of log |Omega_i|
+  real log_lik_constant = 0;
+  for (i in 1:q) {
+    log_lik_constant += -0.5 * observed[i] * ((n_real[i] - 1) * log(2 * pi() * a[i])
+                                              + log(n_real[i]))
+                        + 0.5 * (n_real[i] - 1) * log(observed[i] + 1);
+  }
+}
+parameters {
+#include joint_parameters.stan
+  vector[q] noise_level;                           // lambda_i
+  vector[d] model_noise_raw;                       // kappa = C' kappa_raw
+  real<lower=0> noise_spread;                      // omega
+  array[q] vector[d] noise_raw;                    // eta_i = C' noise_raw_i
+#include joint_mixing_parameters.stan
+}
+model {
+#include joint_prior.stan
+  // exact densities (log 2 for the half-normal), so that the log density can be checked
+  target += std_normal_lpdf(model_noise_raw) + std_normal_lpdf(noise_spread) + log(2);
+  for (i in 1:q) {
+    target += std_normal_lpdf(noise_raw[i]);
+  }
+#include joint_population_calibration.stan
+  if (calibration_prior) {
+    target += normal_lpdf(noise_level | 0, noise_level_prior_sd);
+  }
+  {
+    vector[k] model_noise = helmert_transpose * model_noise_raw;
+    for (i in 1:q) {
+      int m = observed[i];
+      vector[k] log_sigma = log_noise_level[i] + noise_level[i] + model_noise
+                            + noise_spread * (helmert_transpose * noise_raw[i]);
+      vector[k] w = run[i] .* exp(-2 * log_sigma);
+      real total = sum(w);
+      // Wishart part: -(n_i - 1)/2 log|Omega_i| - tr(Omega_i^-1 S_i) / (2 a_i)
+      target += -0.5 * (n_real[i] - 1) * (2 * dot_product(run[i], log_sigma) + log(total))
+                - 0.5 * (dot_product(w, diagonal(model_scatter[i]))
+                         - quad_form(model_scatter[i], w) / total) / a[i];
+      matrix[m, k] root = diag_post_multiply(noise_contrasts[i][1:m], exp(log_sigma));
+      matrix[m, m] noise_cov = b_over_n[i] * tcrossprod(root);
+      if (m == d) {
+        target += multi_normal_cholesky_lpdf(
+                    ybar[i] | theta0,
+                    cholesky_decompose(population_cov * inverse_tau[i] + noise_cov));
+      } else {
+        matrix[m, d] M = design[i][1:m];
+        matrix[m, m] population_part = quad_form_sym(population_cov, M');
+        target += multi_normal_cholesky_lpdf(
+                    ybar[i][1:m] | M * theta0,
+                    cholesky_decompose(population_part * inverse_tau[i] + noise_cov));
+      }
+    }
+  }
+  target += log_lik_constant;
+}

@@ -1,0 +1,184 @@
+"""The joint model's fold-level noise without Stan: its closed forms, inputs and simulator."""
+
+import numpy as np
+import pytest
+
+from bayes_hier.joint.contrasts import helmert_contrasts, observed_contrasts
+from bayes_hier.joint.fit import noise_structure
+from bayes_hier.joint.fold_noise import (
+    fold_noise_covariances,
+    log_determinant,
+    log_sigmas,
+    noise_contrasts,
+    quadratic_trace,
+    score_scatters,
+)
+from bayes_hier.joint.model_input import (
+    JointPrior,
+    build_joint_input,
+    contrast_statistics,
+    initial_values,
+)
+from bayes_hier.joint.simulate import (
+    FoldNoiseSimulator,
+    draw_fold_noise,
+    fold_calibration_prior,
+    simulate_joint,
+)
+from bayes_hier.rope import Rope
+
+from .test_joint import _data
+
+
+def _few_fold_blocks(k=5, folds=(3, 4, 2, 4, 3, 4), seed=0, missing=()):
+    """Scores with fewer folds than models; ``missing``: (data set, model) left out."""
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for i, n in enumerate(folds):
+        sd = np.exp(rng.normal(np.log(0.01), 0.5, k))
+        block = (
+            0.8
+            + rng.normal(0, 0.01, k)
+            + rng.normal(0, 0.02, (n, 1))
+            + sd * rng.normal(0, 1, (n, k))
+        )
+        for dataset, model in missing:
+            if dataset == i:
+                block[:, model] = np.nan
+        blocks.append(block)
+    return blocks
+
+
+@pytest.mark.parametrize("run", [[1, 1, 1, 1, 1], [1, 0, 1, 1, 0], [0, 1, 1, 0, 0]])
+def test_closed_forms_equal_the_matrix_algebra(run):
+    """tr(Ω⁻¹S) and log|Ω| from the weights equal the explicit inverse and determinant of
+    Ω = C_i D C_iᵀ on the observed models' own contrasts, and T_i gives C_i T_i C_iᵀ = S_i."""
+    rng = np.random.default_rng(1)
+    run = np.array(run, bool)
+    k = run.size
+    block = rng.normal(0, 1, (6, k))
+    block[:, ~run] = np.nan
+    log_sigma = rng.normal(0, 0.7, k)
+    own, _ = observed_contrasts(helmert_contrasts(k), run)
+    omega = own @ np.diag(np.exp(2 * log_sigma[run])) @ own.T
+    scores = block[:, run]
+    contrasts = (scores - scores.mean(axis=0)) @ own.T
+    scatter = contrasts.T @ contrasts
+    t = score_scatters([block])[0]
+    np.testing.assert_allclose(own @ t[np.ix_(run, run)] @ own.T, scatter, atol=1e-12)
+    assert not t[~run].any() and not t[:, ~run].any()
+    expected_trace = np.trace(np.linalg.solve(omega, scatter))
+    np.testing.assert_allclose(quadratic_trace(t, log_sigma, run.astype(float)), expected_trace)
+    np.testing.assert_allclose(
+        log_determinant(log_sigma, run.astype(float)), np.linalg.slogdet(omega)[1], rtol=1e-12
+    )
+
+
+def test_noise_contrasts_and_padded_covariances():
+    """B_i D B_iᵀ is Ω_i of the observed contrasts, padded with the identity beyond d_i."""
+    rng = np.random.default_rng(2)
+    contrasts = helmert_contrasts(4)
+    observed = np.array([[1, 1, 1, 1], [1, 0, 1, 0], [0, 1, 1, 1]], bool)
+    log_sigma = rng.normal(0, 0.5, (3, 4))
+    stan_data = {
+        "noise_contrasts": noise_contrasts(contrasts, observed),
+        "observed": observed.sum(axis=1) - 1,
+    }
+    covariances = fold_noise_covariances(stan_data, log_sigma)
+    for i, run in enumerate(observed):
+        own, _ = observed_contrasts(contrasts, run)
+        m = own.shape[0]
+        expected = own @ np.diag(np.exp(2 * log_sigma[i, run])) @ own.T
+        np.testing.assert_allclose(covariances[i, :m, :m], expected, atol=1e-14)
+        np.testing.assert_allclose(covariances[i, m:, m:], np.eye(3 - m))
+        assert not covariances[i, :m, m:].any()
+
+
+def test_log_sigmas_sum_to_the_level_per_data_set():
+    """log σ_im = log s_i + λ_i + κ_m + ω η_im with κ and every η_i summing to 0 over the
+    models, so the mean over models of log σ_im is log s_i + λ_i."""
+    rng = np.random.default_rng(3)
+    q, k = 4, 5
+    stan_data = {"log_noise_level": rng.normal(0, 1, q)}
+    level = rng.normal(0, 1, (2, 3, q))
+    log_sigma = log_sigmas(
+        stan_data,
+        level,
+        rng.normal(0, 1, (2, 3, k - 1)),
+        np.abs(rng.normal(0, 1, (2, 3))),
+        rng.normal(0, 1, (2, 3, q, k - 1)),
+    )
+    assert log_sigma.shape == (2, 3, q, k)
+    np.testing.assert_allclose(log_sigma.mean(axis=-1), stan_data["log_noise_level"] + level)
+
+
+def test_fold_noise_accepts_fewer_folds_than_models():
+    """The full covariance refuses 4 folds for 5 models and names the fold-level noise; the
+    fold-level input has the statistics of its program, its level s_i the root mean variance of
+    the contrasts, and ``auto`` picks it only where some data set has too few folds."""
+    blocks = _few_fold_blocks(missing=[(1, 3)])
+    data = _data(blocks, rho=np.full(len(blocks), 0.25))
+    with pytest.raises(ValueError, match="noise='fold'"):
+        build_joint_input(data, Rope(-0.01, 0.01), JointPrior(), np.random.default_rng(0))
+    model_input = build_joint_input(
+        data, Rope(-0.01, 0.01), JointPrior(), np.random.default_rng(0), noise="fold"
+    )
+    stan = model_input.data
+    assert model_input.noise == "fold" and "scatter" not in stan
+    assert stan["observed"] == [4, 3, 4, 4, 4, 4]
+    np.testing.assert_array_equal(stan["run"][1], [1, 1, 1, 0, 1])
+    contrasts = helmert_contrasts(5)
+    _, scatters = contrast_statistics(list(model_input.scores), contrasts)
+    n, d_i = np.array([3, 4, 2, 4, 3, 4]), np.array(stan["observed"])
+    expected = np.sqrt(np.trace(scatters, axis1=1, axis2=2) / ((n - 1) * 0.75 * d_i))
+    np.testing.assert_allclose(np.exp(stan["log_noise_level"]), expected)
+    inits = initial_values(model_input, 2, np.random.default_rng(1))
+    assert inits[0]["noise_raw"].shape == (6, 4) and "noise_factor" not in inits[0]
+    assert noise_structure("auto", data) == "fold"
+    enough = _data(_few_fold_blocks(k=3, folds=(3, 4, 5)))
+    assert noise_structure("auto", enough) == "full"
+    with pytest.raises(ValueError, match="noise must be one of"):
+        noise_structure("diagonal", enough)
+
+
+def test_draw_fold_noise_states_its_covariance():
+    """The simulator's Ω_i = C diag(σ_i²) Cᵀ, its σ_i's log-mean is λ_i (η and κ sum to 0), and
+    the prior's ω is half-normal (mean √(2/π) over many draws)."""
+    rng = np.random.default_rng(4)
+    draw = draw_fold_noise(1.0, 6, 4, rng)
+    contrasts = helmert_contrasts(4)
+    for sd, omega in zip(draw["noise_sd"], draw["Omega"]):
+        np.testing.assert_allclose(omega, contrasts @ np.diag(sd**2) @ contrasts.T)
+    spreads = [draw_fold_noise(1.0, 1, 3, rng)["noise_spread"] for _ in range(4000)]
+    assert abs(np.mean(spreads) - np.sqrt(2 / np.pi)) < 4 * np.std(spreads) / np.sqrt(4000)
+
+
+def test_fold_simulator_builds_a_calibration_input():
+    """FoldNoiseSimulator: k = 5, 4 folds, the fold-level program's calibration input (s_i = 1,
+    λ_i's proper prior on) and a truth for every checked quantity."""
+    simulator = FoldNoiseSimulator()
+    simulation = simulator.simulate(np.random.default_rng(5))
+    stan = simulation.model_input.data
+    assert simulator.setting == {"k": 5, "q": 10, "n": 4}
+    assert stan["calibration_prior"] == 1 and stan["noise_level_prior_sd"] == 1.0
+    np.testing.assert_array_equal(stan["log_noise_level"], 0.0)
+    assert set(simulation.truth) == set(simulator.checked)
+    assert simulator.model.program == "joint_fold"
+    assert "Ω_i = C diag(σ_i²) Cᵀ" in simulator.describe()
+
+
+def test_simulated_fold_scores_have_the_stated_contrast_covariance():
+    """Monte Carlo: the contrasts of scores simulated with fixed fold-level scales have the
+    covariance C D Cᵀ (1 − ρ) across folds of one data set (within 4 standard errors)."""
+    rng = np.random.default_rng(6)
+    calibration = fold_calibration_prior(3)
+    simulated = simulate_joint(
+        calibration, JointPrior(), q=2, n=4000, rng=rng, rho=0.2, noise="fold"
+    )
+    contrasts = helmert_contrasts(3)
+    y = simulated.scores[0] @ contrasts.T
+    centred = y - y.mean(axis=0)
+    estimate = centred.T @ centred / (y.shape[0] - 1)
+    expected = (1 - 0.2) * simulated.truth["Omega"][0]
+    se = np.sqrt((expected**2 + np.outer(np.diag(expected), np.diag(expected))) / y.shape[0])
+    assert np.all(np.abs(estimate - expected) < 4 * se)
