@@ -61,6 +61,7 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.joint", "bayes_hier.joint: one joint model of k models"),
     ("bayes_hier.joint.propriety", "bayes_hier.joint.propriety: how many data sets it needs"),
     ("bayes_hier.joint.fold_noise", "bayes_hier.joint.fold_noise: the noise on few folds"),
+    ("bayes_hier.joint.noise_check", "bayes_hier.joint.noise_check: does the fold noise fit?"),
     (
         "bayes_hier.joint.paired_folds",
         "bayes_hier.joint.paired_folds: models lacking some folds",

@@ -173,3 +173,8 @@ def test_few_folds_fit_and_find_the_better_model(fold_engine):
     noise_sd = result.idata.posterior["noise_sd"]
     assert noise_sd.sizes["model"] == 4 and noise_sd.sizes["dataset"] == 12
     assert 0.004 < float(noise_sd.median()) < 0.025
+    # the data follow the fold-level structure: the fitted noise agrees with the folds' scatter
+    check = result.noise_check()
+    assert len(check) == 6 and (check.datasets == 12).all()
+    assert check.sd_ratio.between(0.6, 1.6).all()
+    assert "Noise check" in result.summary()

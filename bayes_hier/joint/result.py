@@ -29,6 +29,7 @@ from ..ranks import expected_ranks, rank_table, ranks_of
 from ..rope import Rope
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior
+from .noise_check import noise_check_table, pair_scatters
 from .posterior import pair_labels
 
 if TYPE_CHECKING:
@@ -166,6 +167,7 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
         self.keep_fit(idata, model_input, prior, diagnostics, hdi_prob)
         self.data = data
         self.predictive_seed = predictive_seed
+        self._noise_checks: dict[float, pd.DataFrame] = {}
 
     # ------------------------------------------------------------------ draws
     @cached_property
@@ -305,6 +307,41 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
             rows.append({"first": first, "second": second, **probs._asdict()})
         return pd.DataFrame(rows)
 
+    def noise_check(self, level: float = 0.95) -> pd.DataFrame:
+        """Posterior predictive check of the fold noise, per pair (:mod:`~.noise_check`).
+
+        For each pair, over the data sets where both models were run: ``sd_ratio``, the median of
+        the observed per-fold sd of the pair's differences (corrected for the folds' correlation)
+        over its posterior median σ_iab, and the shares of data sets whose posterior predictive
+        p-value of the differences' scatter lies in the lower (``share_overstated``: the model
+        gives the pair more noise than its folds show) or upper (``share_understated``) tail
+        outside the central ``level`` interval. With a noise structure that fits, the ratios are
+        near 1 and each share at most about (1 − level)/2.
+        """
+        if level not in self._noise_checks:
+            labels = list(self.pair_results)
+            indices = [(self.models.index(a), self.models.index(b)) for a, b in labels]
+            scores = [block * self.model_input.scale for block in self.model_input.scores]
+            scatter, dof = pair_scatters(scores, np.asarray(self.model_input.data["rho"]), indices)
+            self._noise_checks[level] = noise_check_table(
+                scatter, dof, self.posterior_draws("sigma"), labels, level
+            )
+        return self._noise_checks[level].copy()
+
+    def _noise_check_line(self) -> str:
+        """One sentence on :meth:`noise_check` at level 0.95."""
+        table = self.noise_check()
+        low, high = table.sd_ratio.idxmin(), table.sd_ratio.idxmax()
+        weights = table.datasets / table.datasets.sum()
+        outside = float((weights * (table.share_overstated + table.share_understated)).sum())
+        return (
+            "Noise check (observed / fitted per-fold sd of a pair's differences, median over data "
+            f"sets): {table.sd_ratio[low]:.2f} ({table.first[low]} vs {table.second[low]}) to "
+            f"{table.sd_ratio[high]:.2f} ({table.first[high]} vs {table.second[high]}); "
+            f"{outside:.1%} of the data sets' pairs outside their 95% predictive interval "
+            "(at most about 5% when the noise structure fits)"
+        )
+
     # ------------------------------------------------------------------ text
     def summary(self) -> str:
         """The ranking, the pairs and the MCMC diagnostics."""
@@ -343,6 +380,8 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
             f"{d['min_ess_tail']:.0f}, tree-depth hits {d['max_treedepth_hits']}, min E-BFMI "
             f"{d['min_ebfmi']:.2f}" + (" [WARNINGS]" if self.problems else "")
         )
+        if self.model_input.noise == "fold":
+            lines.append(self._noise_check_line())
         if not self.data.complete:
             counts = self.data.observed.sum(axis=0)
             lacking = [f"{m} ({c})" for m, c in zip(self.models, counts) if c < self.data.q]
