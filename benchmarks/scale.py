@@ -7,12 +7,13 @@ A study of that shape is simulated (:func:`simulated_study`), then timed:
   (``--size full``) or on the pairs of the first ``--models`` models (``--size subset``; the
   time of all 120 pairs is then extrapolated as ``seconds x 120 / pairs measured`` and labelled
   so: the pairs are alike, every model's scores come from the same generator);
-* ``compare(..., method="joint")`` on all 16 models at the full size (4 x 1000 after 1000) or with
-  ``--joint-iterations`` warm-up and draws per chain (``subset``; extrapolated as
+* ``compare(..., method="joint")`` on all 16 models, with one model missing the last two folds
+  of one data set (m03 on d005, as in the public study), at the full size (4 x 1000 after 1000)
+  or with ``--joint-iterations`` warm-up and draws per chain (``subset``; extrapolated as
   ``seconds x 1000 / iterations`` and labelled so: warm-up iterations can cost more leapfrog
-  steps than draws, so this is a rough figure). The joint model estimates each data set's
-  (k - 1) x (k - 1) covariance of the contrasts from its n_i folds, so it needs n_i >= k: with
-  4 folds and 16 models it refuses the data, and the benchmark reports that.
+  steps than draws, so this is a rough figure). With 4 folds for 16 models the joint model uses
+  its fold-level noise (``noise="auto"``); its divergences, R-hat and leapfrog steps per draw are
+  reported, and the target counts as met only for a converged fit.
 
 Every wall time comes with the load average and the CPU time
 (:class:`benchmarks.measure.Stopwatch`).
@@ -25,6 +26,7 @@ import argparse
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from bayes_hier import compare
 from benchmarks.measure import Stopwatch, now
@@ -34,7 +36,9 @@ MODELS, DATASETS, FOLDS = 16, 132, 4
 ALL_PAIRS = MODELS * (MODELS - 1) // 2
 ROPE = 0.01
 SEED = 1
-PAIRS_TARGET_S, JOINT_TARGET_S = 180.0, 300.0
+PAIRS_TARGET_S, JOINT_TARGET_S = 180.0, 180.0
+#: The block the joint model's study lacks: (data set, model, folds missing).
+MISSING = ("d005", "m03", (3, 4))
 
 
 def simulated_study(seed: int = 0) -> dict[str, np.ndarray]:
@@ -59,6 +63,22 @@ def simulated_study(seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
+def tidy_study(study: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The study as a tidy frame (``dataset, model, run, fold, score``) without :data:`MISSING`."""
+    frame = pd.DataFrame(
+        [
+            (f"d{i:03d}", model, 1, fold + 1, score)
+            for model, scores in study.items()
+            for i, row in enumerate(scores)
+            for fold, score in enumerate(row)
+        ],
+        columns=["dataset", "model", "run", "fold", "score"],
+    )
+    dataset, model, folds = MISSING
+    lacking = (frame.dataset == dataset) & (frame.model == model) & frame.fold.isin(folds)
+    return frame[~lacking].reset_index(drop=True)
+
+
 def time_pairs(study: dict[str, np.ndarray], models: int, jobs: int) -> tuple[Stopwatch, object]:
     names = list(study)[:models]
     with Stopwatch() as watch, warnings.catch_warnings():
@@ -67,12 +87,9 @@ def time_pairs(study: dict[str, np.ndarray], models: int, jobs: int) -> tuple[St
     return watch, result
 
 
-def time_joint(
-    study: dict[str, np.ndarray], iterations: int
-) -> tuple[Stopwatch, object | None, str]:
-    """Wall time of the joint model, its result, and the reason when it cannot be fitted (the
-    joint model estimates each data set's (k - 1) x (k - 1) covariance of the contrasts from
-    its folds: with n_i folds it needs n_i - 1 >= k - 1)."""
+def time_joint(study: pd.DataFrame, iterations: int) -> tuple[Stopwatch, object | None, str]:
+    """Wall time of the joint model on the tidy ``study``, its result, and the reason when it
+    refuses the data."""
     with Stopwatch() as watch, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -95,7 +112,7 @@ def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: 
     if result is None:
         return (
             f'| `compare(method="joint")` | {MODELS} models | - | - | - | not possible: {reason} |',
-            f"joint: not possible with {FOLDS} folds and {MODELS} models (needs >= k folds)",
+            f"joint: not possible ({reason})",
             None,
         )
     seconds = watch.wall * 1000 / iterations
@@ -104,12 +121,20 @@ def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: 
         if iterations == 1000
         else f"extrapolated from 4 x {iterations} after {iterations} warm-up"
     )
+    d = result.diagnostics
+    steps = float(result.idata.sample_stats["n_steps"].mean())
+    noise = result.settings["options"]["noise"]
+    converged = d["divergences"] == 0 and d["max_rhat"] <= 1.01
+    fit = (
+        f"{noise} noise, {d['divergences']} divergences, max R-hat {d['max_rhat']:.3f}, "
+        f"{steps:.0f} steps per draw"
+    )
     return (
-        f'| `compare(method="joint")` | {MODELS} models, 4 x {iterations} after {iterations} | '
-        f"{watch.wall:.1f} | {watch.cpu:.1f} | {watch.load_start:.1f} -> {watch.load_end:.1f} | "
-        f"{seconds:.0f} ({label}) |",
-        f"joint {seconds / 60:.1f} min ({label})",
-        seconds,
+        f'| `compare(method="joint")` | {MODELS} models ({fit}), 4 x {iterations} after '
+        f"{iterations} | {watch.wall:.1f} | {watch.cpu:.1f} | {watch.load_start:.1f} -> "
+        f"{watch.load_end:.1f} | {seconds:.0f} ({label}) |",
+        f"joint {seconds / 60:.1f} min ({label}; {fit})",
+        seconds if converged else None,
     )
 
 
@@ -125,9 +150,8 @@ def scale_benchmark(
     table = pair_result.pairs
     all_pairs_s = pair_watch.wall * ALL_PAIRS / pairs
     pairs_label = "measured" if pairs == ALL_PAIRS else f"extrapolated from {pairs} pairs"
-    joint_line, joint_figure, joint_s = joint_row(
-        *time_joint(study, joint_iterations), joint_iterations
-    )
+    watch, joint_result, reason = time_joint(tidy_study(study), joint_iterations)
+    joint_line, joint_figure, joint_s = joint_row(watch, joint_result, reason, joint_iterations)
     lines = [
         f"## Scale: {MODELS} models x {DATASETS} data sets x {FOLDS} folds (target 8)",
         "",
@@ -149,8 +173,10 @@ def scale_benchmark(
         "",
     ]
     figure = f"120 pairs {all_pairs_s / 60:.1f} min ({pairs_label}); {joint_figure}"
-    if joint_s is None:
+    if joint_result is None:
         status = f"pairs: {met(all_pairs_s <= PAIRS_TARGET_S)}; joint: not possible"
+    elif joint_s is None:
+        status = f"pairs: {met(all_pairs_s <= PAIRS_TARGET_S)}; joint: not met (not converged)"
     else:
         status = met(all_pairs_s <= PAIRS_TARGET_S and joint_s <= JOINT_TARGET_S)
     if pairs != ALL_PAIRS or joint_iterations != 1000:

@@ -26,7 +26,7 @@ TARGETS = {
     5: ("Dask", "multi-process LocalCluster tested; documented"),
     6: ("Signed-rank", "linear in q up to 4 000; >= 50x baycomp at q = 300"),
     7: ("Memory of one real-data fit", "<= 0.25 GiB, main process plus chain processes"),
-    8: ("16 models x 132 data sets x 4 folds", "120 pairs <= 3 min; joint model <= 5 min"),
+    8: ("16 models x 132 data sets x 4 folds", "120 pairs <= 3 min; joint model <= 3 min"),
     9: (
         "Rank models (Bradley-Terry, Plackett-Luce)",
         "<= 10 s each on the real data and 16 x 132 x 4; 0 divergences, R-hat <= 1.01",

@@ -32,3 +32,15 @@ def scale_mixture_log_prior(
     log_prior = float(standardised_log_gamma_log_density(point["nu_raw"][0], shape, rate))
     log_prior += float(np.sum(standardised_log_gamma_log_density(point["tau_raw"], nu / 2, nu / 2)))
     return log_prior, 1 / tau_from_standardised(point["tau_raw"], nu)
+
+
+def randomise_mixing(point: dict[str, Any], rng: np.random.Generator) -> None:
+    """Move the scale mixture's coordinates of a sampler ``point`` (``tau_raw``, ``nu_raw`` and,
+    with the hierarchical prior on ν, ``nu_alpha`` and ``nu_beta`` inside their bounds) to random
+    values, in place: the log-density tests evaluate the programs away from their initial
+    values."""
+    point["tau_raw"] = rng.normal(0, 1.5, point["tau_raw"].size)
+    point["nu_raw"] = rng.normal(0, 1.5, point["nu_raw"].size)
+    if point["nu_alpha"]:
+        point["nu_alpha"] = [float(rng.uniform(0.6, 4.9))]
+        point["nu_beta"] = [float(rng.uniform(0.06, 0.14))]

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayes_hier.joint import joint_test
+from bayes_hier.joint import NoiseMisfitWarning, joint_test
 from bayes_hier.joint.contrasts import helmert_contrasts, observed_contrasts
 from bayes_hier.joint.model_input import (
     JointPrior,
@@ -19,7 +19,7 @@ from bayes_hier.joint.simulate import fold_calibration_prior
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program
 
-from .reference_priors import scale_mixture_log_prior
+from .reference_priors import randomise_mixing, scale_mixture_log_prior
 from .test_joint import _data, _literal_observed_log_likelihood
 from .test_joint_fold_noise import _few_fold_blocks
 from .test_joint_stan import _population_factor
@@ -60,11 +60,7 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
         point["model_noise_raw"] = rng.normal(0, 1, d)
         point["noise_spread"] = float(rng.uniform(0.1, 1.5))
         point["noise_raw"] = rng.normal(0, 1, point["noise_raw"].shape)
-        point["tau_raw"] = rng.normal(0, 1.5, point["tau_raw"].size)
-        point["nu_raw"] = rng.normal(0, 1.5, point["nu_raw"].size)
-        if point["nu_alpha"]:
-            point["nu_alpha"] = [float(rng.uniform(0.6, 4.9))]
-            point["nu_beta"] = [float(rng.uniform(0.06, 0.14))]
+        randomise_mixing(point, rng)
     return points
 
 
@@ -160,9 +156,10 @@ def test_few_folds_fit_and_find_the_better_model(fold_engine):
     """noise='auto' on 3 folds for 4 models fits the fold-level noise; the chains converge and
     the truly better model c is found (P(best) > 0.9, its pairs with the others in its favour),
     and the noise scales are reported per model and data set."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = joint_test(_better_model_frame(), 0.01, seed=2, draws=500, warmup=500)
+    assert not [w for w in caught if issubclass(w.category, NoiseMisfitWarning)]
     assert result.settings["options"]["noise"] == "fold"
     assert result.diagnostics["divergences"] == 0
     assert result.diagnostics["max_rhat"] < 1.02
@@ -178,3 +175,39 @@ def test_few_folds_fit_and_find_the_better_model(fold_engine):
     assert len(check) == 6 and (check.datasets == 12).all()
     assert check.sd_ratio.between(0.6, 1.6).all()
     assert "Noise check" in result.summary()
+
+
+def _family_frame(seed: int = 4) -> pd.DataFrame:
+    """4 models on 12 data sets with 10 folds; a and b (one family) share an error of sd 0.02 on
+    every fold, c and d have their own errors of sd 0.005: not the fold-level structure, which
+    has no noise shared by some models only."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(12):
+        level = rng.uniform(0.7, 0.9)
+        family = rng.normal(0, 0.02, 10)
+        for model in "abcd":
+            own = rng.normal(0, 0.002 if model in "ab" else 0.005, 10)
+            scores = level + own + (family if model in "ab" else 0.0)
+            rows += [(f"d{i:02d}", model, 1, f + 1, s) for f, s in enumerate(scores)]
+    return pd.DataFrame(rows, columns=["dataset", "model", "run", "fold", "score"])
+
+
+def test_the_noise_check_flags_models_that_err_together(fold_engine):
+    """Where two models share their errors, the fold-level noise misfits a pair on most data
+    sets (here c vs d: the shared fold term follows a and b, so c and d each get the family's
+    error as their own noise and c - d about 3 times its sd): the check flags it and the fit
+    warns naming it; the full covariance, fitted to the same data, is not flagged."""
+    frame = _family_frame()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fold = joint_test(frame, 0.01, seed=3, noise="fold", draws=1000, warmup=500)
+        full = joint_test(frame, 0.01, seed=3, noise="full", draws=300, warmup=300, warn=False)
+    assert fold.converged
+    misfit = [str(w.message) for w in caught if issubclass(w.category, NoiseMisfitWarning)]
+    assert len(misfit) == 1 and "does not fit" in misfit[0]
+    check = fold.noise_check().set_index(["first", "second"])
+    assert check.misfit.sum() == 1 and check.misfit["c", "d"]
+    assert check.share_overstated["c", "d"] > 0.5 and check.sd_ratio["c", "d"] < 0.5
+    assert "(c vs d)" in misfit[0]
+    assert not full.noise_check().misfit.any()

@@ -23,7 +23,7 @@ from bayes_hier.rope import Rope
 from bayes_hier.scores import MissingDataWarning
 from bayes_hier.stan_programs import load_program
 
-from .reference_priors import scale_mixture_log_prior
+from .reference_priors import randomise_mixing, scale_mixture_log_prior
 from .test_joint import _literal_observed_log_likelihood
 
 pytestmark = pytest.mark.stan
@@ -63,11 +63,7 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
         point["noise_factor"] = point["noise_factor"] + np.tril(
             rng.normal(0, 0.3, point["noise_factor"].shape), -1
         )
-        point["tau_raw"] = rng.normal(0, 1.5, point["tau_raw"].size)
-        point["nu_raw"] = rng.normal(0, 1.5, point["nu_raw"].size)
-        if point["nu_alpha"]:
-            point["nu_alpha"] = [float(rng.uniform(0.6, 4.9))]
-            point["nu_beta"] = [float(rng.uniform(0.06, 0.14))]
+        randomise_mixing(point, rng)
     return points
 
 

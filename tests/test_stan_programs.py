@@ -18,7 +18,7 @@ from bayes_hier.hierarchical.model_input import (
 from bayes_hier.rope import Rope
 from bayes_hier.stan_programs import load_program, stan_directory
 
-from .reference_priors import scale_mixture_log_prior
+from .reference_priors import randomise_mixing, scale_mixture_log_prior
 
 
 def test_programs_resolve_their_includes():
@@ -88,11 +88,7 @@ def _random_points(model_input, count: int = 5) -> list[dict]:
         point["sigma"] = point["sigma"] * rng.uniform(0.3, 3.0, point["sigma"].size)
         point["sigma0"] = point["sigma0"] * float(rng.uniform(0.2, 5.0))
         point["delta0_raw"] = float(coordinate_from_delta0(rng.uniform(-1, 1), model_input.data))
-        point["tau_raw"] = rng.normal(0, 1.5, point["tau_raw"].size)
-        point["nu_raw"] = rng.normal(0, 1.5, point["nu_raw"].size)
-        if point["nu_alpha"]:
-            point["nu_alpha"] = [float(rng.uniform(0.6, 4.9))]
-            point["nu_beta"] = [float(rng.uniform(0.06, 0.14))]
+        randomise_mixing(point, rng)
     return points
 
 

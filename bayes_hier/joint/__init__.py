@@ -13,6 +13,7 @@ from .contrasts import helmert_contrasts
 from .data import MultiCVData
 from .fit import compare_joint, joint_test
 from .model_input import JointCalibrationPrior, JointPrior
+from .noise_check import NoiseMisfitWarning
 from .result import JointPairResult, JointResult
 
 register_whole_method("joint", compare_joint)
@@ -23,6 +24,7 @@ __all__ = [
     "JointPrior",
     "JointResult",
     "MultiCVData",
+    "NoiseMisfitWarning",
     "compare_joint",
     "helmert_contrasts",
     "joint_test",

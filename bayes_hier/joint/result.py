@@ -10,6 +10,7 @@ applies to it as it is.
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ..callers import user_stacklevel
 from ..compare.result import ManyModelResult
 from ..data import CVData
 from ..diagnostics import OneFitChecks
@@ -29,7 +31,7 @@ from ..ranks import expected_ranks, rank_table, ranks_of
 from ..rope import Rope
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior
-from .noise_check import noise_check_table, pair_scatters
+from .noise_check import NoiseMisfitWarning, misfit_message, noise_check_table, pair_scatters
 from .posterior import pair_labels
 
 if TYPE_CHECKING:
@@ -328,6 +330,16 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
             )
         return self._noise_checks[level].copy()
 
+    def warn(self) -> None:
+        """The fit's :class:`~bayes_hier.diagnostics.SamplingWarning` s and, for a converged fit
+        with the fold-level noise, a :class:`~.noise_check.NoiseMisfitWarning` naming the pairs
+        whose folds it does not fit (:func:`~.noise_check.misfit_message`)."""
+        super().warn()
+        if self.model_input.noise == "fold" and self.converged:
+            message = misfit_message(self.noise_check())
+            if message:
+                warnings.warn(message, NoiseMisfitWarning, stacklevel=user_stacklevel())
+
     def _noise_check_line(self) -> str:
         """One sentence on :meth:`noise_check` at level 0.95."""
         table = self.noise_check()
@@ -339,7 +351,8 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
             f"sets): {table.sd_ratio[low]:.2f} ({table.first[low]} vs {table.second[low]}) to "
             f"{table.sd_ratio[high]:.2f} ({table.first[high]} vs {table.second[high]}); "
             f"{outside:.1%} of the data sets' pairs outside their 95% predictive interval "
-            "(at most about 5% when the noise structure fits)"
+            f"(at most about 5% when the noise structure fits); {int(table.misfit.sum())} of "
+            f"{len(table)} pairs flagged as not fitted"
         )
 
     # ------------------------------------------------------------------ text
