@@ -6,18 +6,24 @@
 //
 //   vec(Y_i) ~ MVN(theta_i (x) 1, Omega_i (x) R_i),   R_i = (1 - rho_i) I + rho_i 1 1'
 //   theta_i  ~ MVT_d(nu, theta0, Sigma0)                    (the population of true contrasts)
-//   p(theta0) = 1,  p(Sigma0) ~ |Sigma0|^(-1/2),  p(Omega_i) ~ |Omega_i|^(-1/2)
+//   p(theta0) = 1,  p(Omega_i) ~ |Omega_i|^(-1/2)
+//   Sigma0 = A0 F F' A0',  F = diag(s) L_R,  L_R L_R' ~ LKJ(2),  s_j ~ half-normal(0, 2)
 //   nu = 1 + nu',  nu' ~ Gamma(alpha, beta),  alpha, beta uniform   (as in hierarchical.stan)
 // (calibration_prior = 1 replaces the priors of theta0, Sigma0 and Omega_i by proper normal and
 // inverse Wishart ones, for simulation-based calibration: joint_data.stan and the data block)
+// where A0 is the data-based basis of Sigma0 (the Cholesky factor of the spread of the data sets'
+// mean contrasts; joint_prior.stan).
 //
 // At k = 2, C = [-1, 1] / sqrt(2): Y_i = d_i / sqrt(2), Omega_i = sigma_i^2 / 2 and
-// Sigma0 = sigma0^2 / 2, and |M|^(-1/2) on a 1 x 1 covariance M is the uniform prior on its square
-// root: the model is the hierarchical model of Corani et al. (2017) with its wide uniform priors
-// taken to their flat limit.  The priors depend on theta0, Sigma0 and Omega_i only through
-// Lebesgue measure and determinants, which are invariant under Y -> Y Q' for every orthogonal Q;
-// permuting the models maps C to Q C with Q = C P' C' orthogonal, so the posterior of every
-// model-level quantity is permutation-invariant by construction.
+// Sigma0 = sigma0^2 / 2, |M|^(-1/2) on a 1 x 1 covariance M is the uniform prior on its square
+// root, and sigma0 has a half-normal prior twice as wide as the spread of the data sets' mean
+// differences: the model is the hierarchical model of Corani et al. (2017) with its
+// wide uniform priors on the noise taken to their flat limit and a proper, data-scaled prior on
+// the population's scale.  The priors of theta0 and Omega_i depend on them only through Lebesgue
+// measure and determinants, which are invariant under Y -> Y Q' for every orthogonal Q; permuting
+// the models maps C to Q C with Q = C P' C' orthogonal.  Sigma0's prior acts in the basis A0,
+// which rotates with the models' order: the posterior is permutation-invariant up to that
+// weak prior's influence.
 //
 // Likelihood from sufficient statistics.  R_i has the eigenvalue a_i = 1 - rho_i on the n_i - 1
 // directions orthogonal to 1 and b_i = 1 + (n_i - 1) rho_i on 1.  With the contrast means ybar_i
@@ -35,14 +41,13 @@
 // (up to -d/2 log n_i).  A gradient costs O(q d^3), independent of the number of folds.  The
 // Python layer draws theta_i afterwards from its normal full conditional.
 //
-// Parametrisation.  theta0 = mean_i ybar_i + A0 theta0_raw, Sigma0 = A0 L0 L0' A0' and
+// Parametrisation.  theta0 = mean_i ybar_i + A0 theta0_raw, Sigma0 = g A0 L0 L0' A0' and
 // Omega_i = A_i L_i L_i' A_i' with data-based lower triangular bases A0, A_i (data) and the
-// parameters theta0_raw and Cholesky factors L0, L_i, all of order 1: linear changes of variables
-// with constant Jacobians, so the posterior is unchanged and the sampler sees unit scales and
-// little correlation.  With M = L L', p(M) ~ |M|^(-1/2) and the Jacobian of M -> L
-// (2^d prod_j L_jj^(d - j + 1)) give log p(L) = sum_j (d - j) log L_jj + const.
-// With a Student-t population, L0 is the factor of Sigma0 / g, g the geometric mean of the
-// mixing precisions tau_i (joint_prior.stan): Sigma0 = g A0 L0 L0' A0'.
+// parameters theta0_raw, L0 (as its standard deviations and correlation factor) and Cholesky
+// factors L_i, all of order 1: linear changes of variables with constant Jacobians, so the
+// posterior is unchanged and the sampler sees unit scales and little correlation.  With
+// M = L L', p(M) ~ |M|^(-1/2) and the Jacobian of M -> L (2^d prod_j L_jj^(d - j + 1)) give
+// log p(L) = sum_j (d - j) log L_jj + const.
 // With T_i = A_i^-1 S_i A_i^-T / a_i = G_i G_i':  tr(Omega_i^-1 S_i) / a_i = |L_i^-1 G_i|_F^2.
 //
 // Models missing on some data sets (joint_data.stan: observed, design).  Data set i with k_i < k
@@ -94,6 +99,9 @@ parameters {
 #include joint_parameters.stan
   array[q] cholesky_factor_cov[d] noise_factor;    // L_i: Omega_i = A_i L_i L_i' A_i'
 #include joint_mixing_parameters.stan
+}
+transformed parameters {
+#include joint_transformed_parameters.stan
 }
 model {
 #include joint_prior.stan

@@ -82,6 +82,9 @@ parameters {
   array[q] vector[d] noise_raw;                    // eta_i = C' noise_raw_i
 #include joint_mixing_parameters.stan
 }
+transformed parameters {
+#include joint_transformed_parameters.stan
+}
 model {
 #include joint_prior.stan
   // exact densities (log 2 for the half-normal), so that the log density can be checked

@@ -21,7 +21,7 @@ from bayes_hier.joint.model_input import (
     observed_designs,
     perturb_ties,
 )
-from bayes_hier.joint.propriety import check_models_seen_enough, minimum_datasets_per_model
+from bayes_hier.joint.propriety import check_models_seen_enough
 from bayes_hier.rope import Rope
 from bayes_hier.scores import MissingDataWarning, model_scores
 
@@ -342,30 +342,24 @@ def _sparse_frame(present: int, q: int = 8, folds: int = 4) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("present", [1, 3])
-def test_joint_test_refuses_a_model_run_on_k_data_sets_or_fewer(present):
-    """... but joint_test (flat-limit priors) needs every model on k + 1 = 4 data sets: below, the
-    posterior is improper (propriety.py); the refusal names the model, its count and the fix,
-    before any sampling."""
+def test_joint_test_refuses_a_model_run_on_one_data_set():
+    """joint_test needs every model on 2 data sets (propriety.py): the refusal names the model,
+    its count and the fix, before any sampling."""
     from bayes_hier import compare, joint_test
 
-    expected = (
-        rf"every model run on at least 4 data sets \(k \+ 1\).*'C' \({present}\).*"
-        r"models=\['A', 'B'\]"
-    )
+    expected = r"every model run on at least 2 data sets.*'C' \(1\).*models=\['A', 'B'\]"
     with pytest.raises(ValueError, match=expected):
-        joint_test(_sparse_frame(present), rope=0.01, seed=1, engine="pystan")
+        joint_test(_sparse_frame(1), rope=0.01, seed=1, engine="pystan")
     with pytest.raises(ValueError, match=expected):
-        compare(_sparse_frame(present), rope=0.01, method="joint", seed=1, engine="pystan")
+        compare(_sparse_frame(1), rope=0.01, method="joint", seed=1, engine="pystan")
 
 
-def test_the_per_model_minimum_is_k_plus_one():
-    assert [minimum_datasets_per_model(k) for k in (2, 3, 16)] == [3, 4, 17]
-    check_models_seen_enough([8, 8, 4], ["A", "B", "C"])  # k + 1: proper, accepted
-    with pytest.raises(ValueError, match=r"'c' \(2\), 'd' \(1\).*Leave them out \(models="):
-        check_models_seen_enough([5, 5, 2, 1], ["a", "b", "c", "d"])
-    with pytest.raises(ValueError, match=r"'a' \(3\), 'c' \(1\)\..*Compare the models pairwise"):
-        check_models_seen_enough([3, 8, 1], ["a", "b", "c"])
+def test_the_per_model_minimum_is_two_data_sets():
+    check_models_seen_enough([8, 8, 2], ["A", "B", "C"])
+    with pytest.raises(ValueError, match=r"'c' \(1\), 'd' \(0\).*Leave them out \(models="):
+        check_models_seen_enough([5, 5, 1, 0], ["a", "b", "c", "d"])
+    with pytest.raises(ValueError, match=r"'a' \(1\), 'c' \(1\)\..*Add data sets where every"):
+        check_models_seen_enough([1, 8, 1], ["a", "b", "c"])
 
 
 def test_ties_get_a_deterministic_mean_preserving_spread():
@@ -418,8 +412,7 @@ def test_model_input_rescales_and_chooses_unit_bases():
 
 
 def test_too_few_data_sets_for_the_models_is_an_error():
-    """The builder needs the 2 data sets that give the means a spread (the 2k - 1 that make the
-    model's own posterior proper are checked by joint_test: test_joint_propriety.py)."""
+    """The builder needs the 2 data sets that give the means a spread (propriety.py)."""
     rope, rng = Rope(-0.01, 0.01), np.random.default_rng(0)
     calibration = JointCalibrationPrior(1.0, 4.0, np.eye(2), 4.0, np.eye(2))
     two = build_joint_input(_data(_blocks(sizes=(6, 8))), rope, JointPrior(), rng, scale=1.0,

@@ -23,7 +23,12 @@ from bayes_hier.rope import Rope
 from bayes_hier.scores import MissingDataWarning
 from bayes_hier.stan_programs import load_program
 
-from .reference_priors import randomise_mixing, scale_mixture_log_prior
+from .reference_priors import (
+    population_log_prior,
+    random_population_point,
+    randomise_mixing,
+    scale_mixture_log_prior,
+)
 from .test_joint import _literal_observed_log_likelihood
 
 pytestmark = pytest.mark.stan
@@ -57,9 +62,7 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
     d = model_input.data["k"] - 1
     for point in points:
         point["theta0_raw"] = rng.normal(0, 1, d)
-        point["population_factor"] = point["population_factor"] * rng.uniform(0.3, 3) + np.tril(
-            rng.normal(0, 0.5, (d, d)), -1
-        )
+        random_population_point(point, rng)
         point["noise_factor"] = point["noise_factor"] + np.tril(
             rng.normal(0, 0.3, point["noise_factor"].shape), -1
         )
@@ -67,18 +70,10 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
     return points
 
 
-def _population_factor(point, inverse_tau, d) -> tuple[np.ndarray, float]:
-    """Σ₀'s own Cholesky factor (in the basis A₀) and the log Jacobian of the map to it: the
-    program samples the factor L₀ of Σ₀/g, g the geometric mean of the τ_i, so Σ₀'s factor is
-    √g L₀, and L₀ ↦ √g L₀ at fixed τ has the Jacobian g^(d(d+1)/4)."""
-    log_g = -np.mean(np.log(inverse_tau))
-    return np.exp(log_g / 2) * point["population_factor"], d * (d + 1) / 4 * log_g
-
-
 def _reference_log_density(model_input, point) -> float:
     """The model in NumPy/scipy: marginal likelihood of the contrasts, the standardised-log
-    densities of ν − 1 and τ_i, and log p(L) = Σ_j (d − j) log L_jj of every Cholesky factor
-    (Σ₀'s factor rebuilt from the sampled factor of Σ₀/g, with the Jacobian of that map).
+    densities of ν − 1 and τ_i, Σ₀'s prior (:func:`~.reference_priors.population_log_prior`) and
+    log p(L) = Σ_j (d − j) log L_jj of every noise factor.
 
     With ``calibration_prior`` = 1: θ₀ ~ N(0, sd² I) and inverse Wishart Σ₀ and Ω_i, each
     covariance M = (A L)(A L)ᵀ carrying the Jacobian of M -> L, Σ_j (d − j + 1) log L_jj (up to
@@ -97,16 +92,11 @@ def _reference_log_density(model_input, point) -> float:
         return sum(power(j) * np.log(factor[..., j, j]) for j in range(d))
 
     mixture_log_prior, inverse_tau = scale_mixture_log_prior(data, point)
-    population_factor, log_jacobian = _population_factor(point, inverse_tau, d)
-    population = covariance(data["population_basis"], population_factor)
+    log_prior, population = population_log_prior(data, point, inverse_tau)
     noise = covariance(data["noise_basis"], point["noise_factor"])
-    log_prior = factor_log_prior(population_factor) + log_jacobian
     log_prior += np.sum(factor_log_prior(point["noise_factor"]))
     if calibration:
         log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
-        log_prior += stats.invwishart(
-            data["population_prior_df"], data["population_prior_scale"]
-        ).logpdf(population)
         noise_prior = stats.invwishart(data["noise_prior_df"], data["noise_prior_scale"])
         log_prior += sum(noise_prior.logpdf(omega) for omega in noise)
     log_prior += mixture_log_prior
@@ -122,10 +112,11 @@ def _reference_log_density(model_input, point) -> float:
     return float(np.sum(log_lik) + log_prior)
 
 
-def _program_states(engine, model_input, reference, up_to_constant=False, rtol=1e-10):
+def _program_states(engine, model_input, reference, up_to_constant=False, rtol=1e-9):
     """joint.stan equals ``reference(model_input, point)`` at random points (constants included,
     or up to a constant); returns the points and joint.stan's values. A literal (Kronecker)
-    reference agrees to about 1e-10 relative, not to the last digits."""
+    reference agrees to about 1e-10 relative (1e-9 where large terms cancel), not to the
+    last digits."""
     points = _random_points(model_input)
     closed = engine.log_density(load_program("joint"), model_input.data, points)
     expected = np.array([reference(model_input, point) for point in points])
@@ -255,7 +246,8 @@ def _population(result, first, second):
 
 def test_permuting_the_models_permutes_the_answers(joint_engine):
     """Same data, models listed in another order: every probability within Monte Carlo error
-    (the prior is invariant by construction; what differs is only the sampler's path)."""
+    (the likelihood and the priors of θ₀ and Ω_i are invariant; Σ₀'s weak prior acts in the
+    data-based basis A₀, which rotates with the order, and must not move the answers)."""
     frame = _simulated_frame([0.0, 0.6, 1.0], q=8, spread=1.0, seed=3)
     one = joint_test(frame, rope=0.5, models=["m0", "m1", "m2"], seed=1, **FIT)
     two = joint_test(frame, rope=0.5, models=["m2", "m0", "m1"], seed=2, **FIT)
@@ -341,7 +333,8 @@ def _missing_input(nu_prior: str, **options):
 def _reference_with_missing_models(model_input, point) -> float:
     """NumPy/scipy, data set by data set: the exact normal log density of the vec of the observed
     scores' own contrasts with θ_i integrated out (tests/test_joint.py), plus the prior: the
-    standardised-log densities, Σ_j (d_i − j) log L_jj on each factor's used d_i × d_i block,
+    standardised-log densities, Σ₀'s prior, Σ_j (d_i − j) log L_jj on each noise factor's used
+    d_i × d_i block,
     standard normal / log-normal(0, 1) on its unused entries. With ``calibration_prior`` = 1
     (up to a constant): θ₀ normal, Σ₀ inverse Wishart, Ω_i ~ InvWishart(ν − d + d_i, M_iΨM_iᵀ),
     and the factors' Jacobians Σ_j (d_i − j + 1) log L_jj instead."""
@@ -360,15 +353,11 @@ def _reference_with_missing_models(model_input, point) -> float:
         return lp
 
     log_prior, inverse_tau = scale_mixture_log_prior(data, point)
-    population_factor, log_jacobian = _population_factor(point, inverse_tau, d)
-    log_prior += used_block_log_prior(population_factor, d) + log_jacobian
+    population_log, population = population_log_prior(data, point, inverse_tau)
+    log_prior += population_log
     theta0 = theta0_from_raw(data, point["theta0_raw"])
-    population = covariance(data["population_basis"], population_factor)
     if calibration:
         log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
-        log_prior += stats.invwishart(
-            data["population_prior_df"], data["population_prior_scale"]
-        ).logpdf(population)
     log_lik = 0.0
     for i, block in enumerate(model_input.scores):
         m = data["observed"][i]
@@ -412,10 +401,12 @@ def test_calibration_prior_with_missing_models(joint_engine):
 def test_a_model_run_on_few_data_sets_is_uncertain_and_leaves_the_others_alone(
     joint_engine, recovery
 ):
-    """m1 kept on 5 of the 10 data sets of ``recovery`` (k + 1 = 4 is the minimum): m1's pairs
-    use those 5 data sets and their population differences are far more uncertain than with every
-    model everywhere (measured: 2.7 and 2.8 times the posterior sd), while m0 vs m2 keeps its
-    answer (sd ratio 1.00; Monte Carlo error of a ratio of sds at bulk ESS >= 90 about 0.1)."""
+    """m1 kept on 5 of the 10 data sets of ``recovery``: m1's pairs use those 5 data sets and
+    their population differences are more uncertain than with every model everywhere (measured:
+    1.27 times the posterior sd for both pairs, about the √2 of half the data), while m0 vs m2
+    keeps its answer (sd ratio 0.98; Monte Carlo error of a ratio of sds at bulk ESS >= 90 about
+    0.1). With Σ₀'s old improper prior the ratios were 2.7 and 2.8: that prior favoured large
+    population scales where few data sets hold them."""
     frame = _simulated_frame([0.0, 0.0, 3.0], q=10, spread=0.5)
     kept = [f"set {i}" for i in range(5)]
     rare = frame[(frame.model != "m1") | frame.dataset.isin(kept)]
@@ -427,7 +418,7 @@ def test_a_model_run_on_few_data_sets_is_uncertain_and_leaves_the_others_alone(
         for pair in (("m0", "m1"), ("m1", "m2"), ("m0", "m2")):
             spread[name, pair] = float(np.std(fit[pair].posterior_draws("delta0")))
     for pair in (("m0", "m1"), ("m1", "m2")):
-        assert spread["rare", pair] > 1.5 * spread["complete", pair]
+        assert spread["rare", pair] > 1.15 * spread["complete", pair]
     assert 0.8 < spread["rare", ("m0", "m2")] / spread["complete", ("m0", "m2")] < 1.25
     np.testing.assert_allclose(result["m0", "m2"].probs, recovery["m0", "m2"].probs, atol=0.02)
     # the per-data-set noise of m1's pairs exists only where m1 was run

@@ -116,7 +116,7 @@ def joint_test(
     )
     cv = joint_data(scores, rho, higher_is_better)
     noise = noise_structure(noise, cv)
-    check_enough_datasets(cv.q, cv.k)
+    check_enough_datasets(cv.q)
     check_models_seen_enough(cv.observed.sum(axis=0), cv.models)
     finite = scores.table["score"].to_numpy(dtype=float)
     parsed_rope = Rope.parse(rope, finite[np.isfinite(finite)])

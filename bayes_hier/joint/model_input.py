@@ -38,11 +38,20 @@ from .fold_noise import (
 
 @dataclass(frozen=True)
 class JointPrior(NuPrior):
-    """Hyper-parameters of the joint model (``stan/joint.stan``).
+    """Hyper-parameters of the joint model (``stan/joint.stan``, ``stan/joint_fold.stan``).
 
-    θ₀ is flat and Σ₀ and every Ω_i have the orthogonally invariant prior ``p(M) ∝ |M|^(−1/2)``
-    (at k = 2 the uniform priors of the paper in their flat limit); only the prior of ν is
-    chosen here.
+    θ₀ is flat; a full noise covariance Ω_i has the orthogonally invariant prior
+    ``p(Ω) ∝ |Ω|^(−1/2)`` (at k = 2 the uniform prior of the paper in its flat limit). The
+    population covariance has a proper, scale-free prior in the data-based basis A₀ (the Cholesky
+    factor of the spread of the data sets' mean contrasts, which carries the units)::
+
+        Σ₀ = A₀ F Fᵀ A₀ᵀ,   F = diag(s) L_R,
+        L_R L_Rᵀ ~ LKJ(population_corr_shape),   s_j ~ half-normal(0, population_sd_scale).
+
+    LKJ(η) has
+    density ∝ det(R)^(η − 1) (Lewandowski, Kurowicka and Joe, 2009): uniform at η = 1, pulled
+    away from perfectly correlated contrasts above. It makes the posterior proper for any number
+    of data sets and shrinks a model seen on few data sets toward the others.
 
     Attributes
     ----------
@@ -51,12 +60,37 @@ class JointPrior(NuPrior):
         ``"juarez-steel"``, ``"kruschke"`` or ``"gaussian"``, as in
         :class:`~bayes_hier.hierarchical.HierarchicalPrior`.
     alpha_range, beta_range
-        Bounds of the uniform priors on the shape α and rate β of ν − 1.
+        Bounds of the uniform priors on the shape α and rate β of ν − 1 ~ Gamma(α, β).
+    population_corr_shape
+        η of the LKJ prior on the correlation of Σ₀ in the basis A₀ (positive; default 2).
+    population_sd_scale
+        Scale of the half-normal priors on the standard deviations of Σ₀ in the basis A₀, in
+        units of the data sets' spread (positive; default 2: up to about 4 times that spread).
     """
 
     nu_prior: str = "hierarchical"
     alpha_range: tuple[float, float] = (0.5, 5.0)
     beta_range: tuple[float, float] = (0.05, 0.15)
+    population_corr_shape: float = 2.0
+    population_sd_scale: float = 2.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("population_corr_shape", "population_sd_scale"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{name} must be a positive number; got {value!r}.")
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number; got {value!r}.")
+            object.__setattr__(self, name, float(value))
+
+    def stan_data(self) -> dict[str, Any]:
+        """The ν prior's Stan data (:meth:`NuPrior.stan_data`) and that of Σ₀'s prior."""
+        return {
+            **super().stan_data(),
+            "population_corr_shape": self.population_corr_shape,
+            "population_sd_scale": self.population_sd_scale,
+        }
 
 
 @dataclass(frozen=True)
@@ -325,9 +359,8 @@ def check_design(data: MultiCVData) -> None:
 
     The models are linked when the graph "run together on some data set" is connected; otherwise
     the difference between two groups is not identified under the flat prior of θ₀ (ValueError).
-    How many data sets each model needs under the flat-limit priors is
-    :func:`~bayes_hier.joint.propriety.check_models_seen_enough`'s check (the calibration prior
-    needs no minimum).
+    How many data sets each model needs is
+    :func:`~bayes_hier.joint.propriety.check_models_seen_enough`'s check.
     """
     observed = data.observed
     reached = {0}
@@ -409,10 +442,8 @@ def build_joint_input(
     Raises
     ------
     ValueError
-        Fewer than 2 data sets: the basis A₀ needs a spread of means. Whether ``q`` data sets
-        give the model's own priors a proper posterior (q ≥ 2k − 1) is checked by the callers
-        that fit it (:func:`~bayes_hier.joint.propriety.check_enough_datasets`); with a
-        calibration prior every q is proper.
+        Fewer than 2 data sets: the basis A₀ needs a spread of means
+        (:mod:`~bayes_hier.joint.propriety`).
     """
     if noise not in NOISE_STRUCTURES:
         raise ValueError(f"noise must be one of {NOISE_STRUCTURES}; got {noise!r}.")
@@ -503,8 +534,9 @@ def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Gen
     """Data-based, jittered initial values, one dict per chain (conventions §3.2, for the joint
     model).
 
-    θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the Cholesky factors near the identity (Ω_i at
-    its sample estimate) and L₀ near I/2 (Σ₀ between 0 and the spread of the means); α = 2,
+    θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the noise factors near the identity (Ω_i at
+    its sample estimate); the factor of Σ₀/g, diag(s)L_R, with s near 1/2 and L_R = I (Σ₀ between
+    0 and the spread of the means); α = 2,
     β = 0.1 and the standardised logs of ν − 1 and τ_i near 0; the fold-level noise's scales near
     their data set's level (:func:`~.fold_noise.fold_noise_initial_values`). Each is jittered so
     that R-hat can see stuck chains.
@@ -522,7 +554,8 @@ def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Gen
         inits.append(
             {
                 "theta0_raw": 0.1 * rng.standard_normal(d) / np.sqrt(q),
-                "population_factor": near_identity(0.5, 0.1),
+                "population_sd": 0.5 * np.exp(0.1 * rng.standard_normal(d)),
+                "population_corr": np.eye(d),
                 **(
                     {"noise_factor": np.array([near_identity(1.0, 0.05) for _ in range(q)])}
                     if model_input.noise == "full"

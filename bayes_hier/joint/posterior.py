@@ -1,8 +1,9 @@
 """The sampler's coordinates of the joint model turned into the model's quantities.
 
-``stan/joint.stan`` samples θ₀ (as θ₀_raw), the Cholesky factors L₀ and L_i (in the
-data-based bases A₀, A_i) and the standardised logs of ν − 1 and τ_i; the true contrasts θ_i are
-integrated out. This module rebuilds Σ₀ = A₀L₀L₀ᵀA₀ᵀ, Ω_i = A_iL_iL_iᵀA_iᵀ, ν and τ_i, draws θ_i
+``stan/joint.stan`` samples θ₀ (as θ₀_raw), the factor L₀ of Σ₀/g (as its standard deviations
+and correlation factor; L₀ is a transformed parameter) and the Cholesky factors L_i (in the
+data-based bases A₀, A_i), and the standardised logs of ν − 1 and τ_i; the true contrasts θ_i are
+integrated out. This module rebuilds Σ₀ = gA₀L₀L₀ᵀA₀ᵀ, Ω_i = A_iL_iL_iᵀA_iᵀ, ν and τ_i, draws θ_i
 from its normal full conditional (:func:`~.likelihood.theta_full_conditional`, one exact draw per
 posterior draw, so the θ_i draws are posterior draws), and expresses everything per model and per
 pair of models in the original units:

@@ -269,9 +269,7 @@ def recovery_study(
     Parameters
     ----------
     qs
-        Numbers of data sets, each at least 2k − 1 (7 for k = 4): with fewer, the joint
-        posterior is improper (:mod:`bayes_hier.joint.propriety`; measured at k = 4: q = 5 and
-        6 gave divergences and R-hat 1.6-1.9), hence the default grid starts at 8.
+        Numbers of data sets, each at least 2 (:mod:`bayes_hier.joint.propriety`).
     reps
         Repetitions per scenario and q (independent studies).
     scenarios
@@ -307,7 +305,7 @@ def recovery_study(
     if reps < 1:
         raise ValueError(f"reps must be >= 1; got {reps}.")
     for q in qs:
-        check_enough_datasets(int(q), design.k)
+        check_enough_datasets(int(q))
     root = resolve_seed(seed)
     fit_options = {"chains": chains, "warmup": warmup, "draws": draws, **options}
     tasks = [

@@ -14,6 +14,10 @@
   array[q] int<lower=1, upper=k - 1> observed;
   array[q] matrix[k - 1, k - 1] design;
   cholesky_factor_cov[k - 1] population_basis;     // A0: Sigma0 = g A0 L0 L0' A0'
+  // prior of Sigma0 in the basis A0 (joint_prior.stan): LKJ(population_corr_shape) on its
+  // correlation, half-normal(0, population_sd_scale) on its standard deviations
+  real<lower=0> population_corr_shape;
+  real<lower=0> population_sd_scale;
   // prior on the degrees of freedom nu = 1 + nu_minus_one (as in hierarchical_data.stan):
   //   0 = hierarchical, 1 = fixed Gamma(nu_shape, nu_rate), 2 = gaussian population
   int<lower=0, upper=2> nu_prior;
@@ -24,8 +28,8 @@
   real<lower=0> beta_lower;
   real<lower=beta_lower> beta_upper;
   // calibration prior (off by default; for simulation-based calibration, which needs a proper
-  // prior to draw from).  With calibration_prior = 1 these densities REPLACE the default priors
-  // (flat theta0, |M|^(-1/2) on Sigma0), in the rescaled units above:
+  // prior to draw from: theta0 is flat by default).  With calibration_prior = 1 these densities
+  // REPLACE the default priors of theta0 and Sigma0, in the rescaled units above:
   //   theta0 ~ N(0, theta0_prior_sd^2 I)
   //   Sigma0 ~ InvWishart(population_prior_df, population_prior_scale)
   // and each program replaces the prior of its noise parameters (its own data fields).

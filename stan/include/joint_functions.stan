@@ -24,3 +24,11 @@
     }
     return lp;
   }
+  // log Jacobian of (s, L_R) -> diag(s) L_R, with s > 0 standard deviations and L_R the Cholesky
+  // factor of a correlation matrix in Stan's coordinates (its free entries below the diagonal):
+  // row j of diag(s) L_R is s_j times a unit vector with last entry L_R[j, j], so the Jacobian is
+  // prod_j s_j^(j - 1) / L_R[j, j].
+  real scale_correlation_log_jacobian(vector s, matrix L) {
+    int d = rows(L);
+    return dot_product(linspaced_vector(d, 0, d - 1), log(s)) - sum(log(diagonal(L)));
+  }
