@@ -95,11 +95,12 @@ class JointPrior(NuPrior):
 
 @dataclass(frozen=True)
 class JointCalibrationPrior:
-    """Proper priors that replace the improper default ones, for simulation-based calibration.
+    """Proper, fixed priors that replace the default ones, for simulation-based calibration.
 
-    The default priors of ``joint.stan`` (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and every Ω_i) cannot be
-    drawn from. With a ``JointCalibrationPrior`` (``build_joint_input(..., calibration=...)``) the
-    programs use instead, in the model's rescaled units (scores divided by
+    The default priors of ``joint.stan`` (flat θ₀, ``|M|^(−1/2)`` on every Ω_i, and Σ₀'s prior
+    scaled by the data's spread through A₀) cannot be drawn from. With a
+    ``JointCalibrationPrior`` (``build_joint_input(..., calibration=...)``) the programs use
+    instead, in the model's rescaled units (scores divided by
     ``JointModelInput.scale``; pass ``scale=`` to :func:`build_joint_input` to fix the unit):
 
         θ₀ ~ N(0, theta0_sd² I),  Σ₀ ~ InvWishart(population_df, population_scale),
@@ -433,7 +434,7 @@ def build_joint_input(
         ``JointModelInput.scale``. A fixed value (e.g. 1.0) keeps the model's units known in
         advance, as simulation-based calibration needs.
     calibration
-        Proper priors replacing the default improper ones (:class:`JointCalibrationPrior`),
+        Proper, fixed priors replacing the default ones (:class:`JointCalibrationPrior`),
         stated in the model's units; default: the model's own priors (``calibration_prior`` = 0).
     noise
         ``"full"`` (a covariance Ω_i per data set: needs at least as many folds as models) or

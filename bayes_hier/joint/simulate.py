@@ -2,9 +2,10 @@
 likelihood of ``stan/joint.stan``.
 
 Simulation-based calibration (Talts et al., 2018) needs data simulated from exactly the prior
-the fit uses. The shipped joint priors are improper (flat θ₀, ``|M|^(−1/2)`` on Σ₀ and Ω_i), so
-the calibration switches the program to its proper calibration prior
-(:class:`~bayes_hier.joint.model_input.JointCalibrationPrior`, scale matrices S₀ and S_Ω) and
+the fit uses. The shipped joint priors cannot be simulated from (flat θ₀, ``|M|^(−1/2)`` on Ω_i,
+Σ₀'s prior scaled by the data's spread), so the calibration switches the program to its proper
+calibration prior (:class:`~bayes_hier.joint.model_input.JointCalibrationPrior`, scale matrices
+S₀ and S_Ω) and
 simulates from it, in the units of the program (the model input is built with a fixed scale)::
 
     θ₀ ~ N(0, s₀² I_d),   Σ₀ ~ InvWishart(ν₀, S₀),   Ω_i ~ InvWishart(ν_Ω, S_Ω)
