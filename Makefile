@@ -102,9 +102,9 @@ calibrate: $(VENV)/.installed-test
 	$(BIN)/python -m bayes_hier.calibration --model hierarchical hierarchical_two_chart --out results/calibration --jobs $(JOBS)
 
 # SBC of the joint model (k = 3, q = 10, n = 10) and of its fold-level noise (k = 5, q = 10,
-# n = 4), 200 replicates each: results/calibration-joint.
+# n = 4; k = 8, q = 10, n = 2), 200 replicates each: results/calibration-joint.
 calibrate-joint: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration --model joint joint_fold --out results/calibration-joint --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model joint joint_fold joint_fold_two --out results/calibration-joint --jobs $(JOBS)
 
 # SBC of the Bradley-Terry and Plackett-Luce models (k = 4, 20 data sets, 200 replicates each).
 calibrate-ranking: $(VENV)/.installed-test

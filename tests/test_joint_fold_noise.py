@@ -21,6 +21,7 @@ from bayes_hier.joint.model_input import (
 )
 from bayes_hier.joint.simulate import (
     FoldNoiseSimulator,
+    TwoFoldNoiseSimulator,
     draw_fold_noise,
     fold_calibration_prior,
     simulate_joint,
@@ -165,6 +166,22 @@ def test_fold_simulator_builds_a_calibration_input():
     assert set(simulation.truth) == set(simulator.checked)
     assert simulator.model.program == "joint_fold"
     assert "Ω_i = C diag(σ_i²) Cᵀ" in simulator.describe()
+
+
+def test_two_fold_simulator_is_the_extreme_design():
+    """TwoFoldNoiseSimulator: k = 8 models on 2 folds, Σ₀ ~ InvWishart(11, I) on 7 contrasts;
+    its suite is registered for make calibrate-joint."""
+    from bayes_hier.calibration.run import model_suite
+
+    simulator = TwoFoldNoiseSimulator()
+    simulation = simulator.simulate(np.random.default_rng(7))
+    assert simulator.setting == {"k": 8, "q": 10, "n": 2}
+    assert simulation.model_input.data["k"] == 8 and set(simulation.model_input.data["n"]) == {2}
+    assert simulator.calibration.population_df == 11.0
+    np.testing.assert_array_equal(simulator.calibration.population_scale, np.eye(7))
+    assert set(simulation.truth) == set(simulator.checked)
+    suite = model_suite("joint_fold_two")
+    assert isinstance(suite.simulators[0], TwoFoldNoiseSimulator)
 
 
 def test_simulated_fold_scores_have_the_stated_contrast_covariance():

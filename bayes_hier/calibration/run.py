@@ -43,6 +43,7 @@ SUITES = {
     "hierarchical_two_chart": "bayes_hier.hierarchical.simulate:two_chart_suite",
     "joint": "bayes_hier.joint.simulate:calibration_suite",
     "joint_fold": "bayes_hier.joint.simulate:fold_noise_suite",
+    "joint_fold_two": "bayes_hier.joint.simulate:two_fold_noise_suite",
     "bradley_terry": "bayes_hier.ranking.simulate:bradley_terry_suite",
     "plackett_luce": "bayes_hier.ranking.simulate:plackett_luce_suite",
 }

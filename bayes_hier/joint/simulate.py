@@ -367,6 +367,17 @@ class FoldNoiseSimulator(JointSimulator):
     checked: ClassVar[tuple[str, ...]] = (*JOINT_PARAMETERS, "noise_spread")
 
 
+@dataclass(frozen=True)
+class TwoFoldNoiseSimulator(FoldNoiseSimulator):
+    """The fold-level noise's calibration simulator at k = 8 models and 2 folds, the fewest its
+    noise scales can be estimated from: Σ₀ ~ InvWishart(11, I) on the 7 contrasts
+    (:func:`fold_calibration_prior` at k = 8)."""
+
+    n: int = 2
+    calibration: JointCalibrationPrior = field(default_factory=lambda: fold_calibration_prior(8))
+    k: ClassVar[int] = 8
+
+
 def calibration_suite(simulator: JointSimulator | None = None) -> CalibrationSuite:
     """``make calibrate-joint``: 200 replicates at k = 3, q = 10, n = 10, 2 chains × 150 draws
     after 150 warm-up, L = 29 (at least 200 replicates, so that the rank histograms can show a
@@ -384,11 +395,18 @@ def fold_noise_suite(simulator: JointSimulator | None = None) -> CalibrationSuit
     return calibration_suite(simulator or FoldNoiseSimulator())
 
 
+def two_fold_noise_suite(simulator: JointSimulator | None = None) -> CalibrationSuite:
+    """``make calibrate-joint``'s fold-level noise at its extreme design: 200 replicates at
+    k = 8, q = 10, n = 2, 2 chains × 150 draws after 150 warm-up, L = 29."""
+    return calibration_suite(simulator or TwoFoldNoiseSimulator())
+
+
 __all__ = [
     "JOINT_PARAMETERS",
     "FoldNoiseSimulator",
     "JointSimulator",
     "SimulatedScores",
+    "TwoFoldNoiseSimulator",
     "calibration_suite",
     "default_calibration_prior",
     "draw_fold_noise",
@@ -399,4 +417,5 @@ __all__ = [
     "ranked_quantities",
     "simulate_joint",
     "truth_quantities",
+    "two_fold_noise_suite",
 ]
