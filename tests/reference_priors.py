@@ -80,12 +80,12 @@ def population_log_prior(
     sd = np.asarray(point["population_sd"], float)
     corr = np.asarray(point["population_corr"], float)
     log_g = -np.mean(np.log(inverse_tau))
-    factor = np.exp(log_g / 2) * sd[:, None] * corr  # Σ₀'s own factor in the basis A₀
+    own_sd = np.exp(log_g / 2) * sd  # Σ₀'s standard deviations in the basis A₀
+    factor = own_sd[:, None] * corr  # Σ₀'s own factor in the basis A₀
     root = data["population_basis"] @ factor
     population = root @ root.T
     if data["calibration_prior"] != 1:
         log_prior = lkj_cholesky_log_density(corr, data["population_corr_shape"])
-        own_sd = np.exp(log_g / 2) * sd  # Σ₀'s standard deviations in the basis A₀
         log_prior += np.sum(stats.halfnorm(scale=data["population_sd_scale"]).logpdf(own_sd))
         log_prior += d / 2 * log_g  # Jacobian of s ↦ √g s at fixed τ
         return float(log_prior), population

@@ -44,9 +44,14 @@ def test_one_contrast_the_population_scale_has_a_finite_posterior_mass(q):
 def test_the_prior_of_sigma0_is_checked():
     assert JointPrior().stan_data()["population_corr_shape"] == 2.0
     assert JointPrior(population_sd_scale=1).stan_data()["population_sd_scale"] == 1.0
-    for bad in (0, -1.0, float("nan"), "2", True):
-        with pytest.raises(ValueError, match="population_sd_scale must be a positive number"):
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(
+            ValueError, match="population_sd_scale must be a finite positive number"
+        ):
             JointPrior(population_sd_scale=bad)
+    for bad in ("2", True):
+        with pytest.raises(TypeError, match="population_corr_shape must be a positive number"):
+            JointPrior(population_corr_shape=bad)
 
 
 def test_joint_test_refuses_one_data_set_before_sampling():

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_positive
 from ..callers import user_stacklevel
 from ..data import CVData
 from ..hierarchical.model_input import (
@@ -77,12 +78,7 @@ class JointPrior(NuPrior):
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("population_corr_shape", "population_sd_scale"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} must be a positive number; got {value!r}.")
-            if not (np.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a positive number; got {value!r}.")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, check_positive(getattr(self, name), name))
 
     def stan_data(self) -> dict[str, Any]:
         """The ν prior's Stan data (:meth:`NuPrior.stan_data`) and that of Σ₀'s prior."""
