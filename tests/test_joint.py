@@ -21,6 +21,7 @@ from bayes_hier.joint.model_input import (
     observed_designs,
     perturb_ties,
 )
+from bayes_hier.joint.posterior import covariance_root
 from bayes_hier.joint.propriety import check_models_seen_enough
 from bayes_hier.rope import Rope
 from bayes_hier.scores import MissingDataWarning, model_scores
@@ -122,6 +123,35 @@ def test_theta_full_conditional_matches_the_precision_form():
     mean, cov = theta_full_conditional(n, rho, ybar, theta0, np.zeros((d, d)), omega)
     np.testing.assert_allclose(mean, theta0)
     np.testing.assert_allclose(cov, 0, atol=1e-15)
+    # V + W singular (V = diag(1, 0, 0), W = diag(0, 0, w)): θ_1 is ȳ_1 exactly (no noise), the
+    # others θ₀ (no population spread); the pseudo-inverse gives that limit instead of an error
+    singular_v, singular_omega = np.diag([1.0, 0.0, 0.0]), np.diag([0.0, 0.0, 2.0])
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.solve(singular_v + singular_omega, singular_v)
+    mean, cov = theta_full_conditional(n, rho, ybar, theta0, singular_v, singular_omega)
+    np.testing.assert_allclose(mean, [ybar[0], theta0[1], theta0[2]], rtol=1e-12)
+    np.testing.assert_allclose(cov, 0, atol=1e-15)
+
+
+def test_covariance_root_is_cholesky_or_the_clipped_symmetric_root():
+    """RRᵀ = cov: the Cholesky factor of positive definite matrices; where one matrix of the
+    stack has a (rounding-size) negative eigenvalue, as conditional covariances from draws of very
+    different scales can, the symmetric root of the matrix with that eigenvalue set to 0, and a
+    singular covariance (V = 0 above) gives zero draws instead of an error."""
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=(3, 4, 4))
+    positive = a @ np.swapaxes(a, -1, -2) + np.eye(4)
+    np.testing.assert_array_equal(covariance_root(positive), np.linalg.cholesky(positive))
+    vectors = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    eigenvalues = np.array([1e6, 1.0, 1e-3, -1e-10])
+    stack = np.stack([positive[0], vectors @ np.diag(eigenvalues) @ vectors.T])
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(stack)
+    root = covariance_root(stack)
+    clipped = vectors @ np.diag(np.clip(eigenvalues, 0, None)) @ vectors.T
+    np.testing.assert_allclose(root[0] @ root[0].T, positive[0], rtol=1e-12)
+    np.testing.assert_allclose(root[1] @ root[1].T, clipped, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(covariance_root(np.zeros((2, 3, 3))), 0)
 
 
 def _frame(blocks, models=("a", "b", "c"), runs=1):

@@ -1,10 +1,17 @@
 """The joint model's fold-level noise without Stan: its closed forms, inputs and simulator."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 from bayes_hier.joint.contrasts import helmert_contrasts, observed_contrasts
-from bayes_hier.joint.fit import noise_structure
+from bayes_hier.joint.fit import (
+    FewFoldsWarning,
+    noise_structure,
+    results_for_full_noise,
+    warn_heavy_tailed_noise,
+)
 from bayes_hier.joint.fold_noise import (
     fold_noise_covariances,
     log_determinant,
@@ -136,10 +143,36 @@ def test_fold_noise_accepts_fewer_folds_than_models():
     inits = initial_values(model_input, 2, np.random.default_rng(1))
     assert inits[0]["noise_raw"].shape == (6, 4) and "noise_factor" not in inits[0]
     assert noise_structure("auto", data) == "fold"
-    enough = _data(_few_fold_blocks(k=3, folds=(3, 4, 5)))
+    enough = _data(_few_fold_blocks(k=3, folds=(8, 9, 10)))
     assert noise_structure("auto", enough) == "full"
     with pytest.raises(ValueError, match="noise must be one of"):
         noise_structure("diagonal", enough)
+
+
+def test_auto_fits_the_full_noise_from_2k_plus_2_results():
+    """``noise="auto"`` takes the full Ω_i only where every data set has 2k_i + 2 results for its
+    k_i ≥ 3 models (Ω_i's posterior then has a finite variance), any number for two models: 3
+    models need 8 folds, a data set of a 4-model study where one of them was not run needs 8
+    instead of 10; ``noise="full"`` below that warns, naming the data sets."""
+    np.testing.assert_array_equal(results_for_full_noise(np.array([2, 3, 5, 16])), [2, 8, 12, 34])
+    assert noise_structure("auto", _data(_few_fold_blocks(k=3, folds=(8, 8, 8)))) == "full"
+    assert noise_structure("auto", _data(_few_fold_blocks(k=3, folds=(8, 7, 8)))) == "fold"
+    assert noise_structure("auto", _data(_few_fold_blocks(k=2, folds=(2, 4, 3)))) == "full"
+    missing = [(1, 3)]
+    eight = _data(_few_fold_blocks(k=4, folds=(10, 8, 10), missing=missing))
+    seven = _data(_few_fold_blocks(k=4, folds=(10, 7, 10), missing=missing))
+    assert noise_structure("auto", eight) == "full"
+    assert noise_structure("auto", seven) == "fold"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_heavy_tailed_noise(eight)
+    short = _data(_few_fold_blocks(k=4, folds=(10, 6, 7), missing=missing))
+    with pytest.warns(FewFoldsWarning) as caught:
+        warn_heavy_tailed_noise(short)
+    message = str(caught[0].message)
+    assert "on 2 data set(s)" in message and "noise='auto'" in message
+    assert f"{short.datasets[1]} (6 for 3 models)" in message
+    assert f"{short.datasets[2]} (7 for 4 models)" in message
 
 
 def test_draw_fold_noise_states_its_covariance():

@@ -11,7 +11,7 @@ posterior into pairwise probabilities, P(best), the rank distribution and shrink
 from ..compare.methods import register_whole_method
 from .contrasts import helmert_contrasts
 from .data import MultiCVData
-from .fit import compare_joint, joint_test
+from .fit import FewFoldsWarning, compare_joint, joint_test
 from .model_input import JointCalibrationPrior, JointPrior
 from .noise_check import NoiseMisfitWarning
 from .result import JointPairResult, JointResult
@@ -19,6 +19,7 @@ from .result import JointPairResult, JointResult
 register_whole_method("joint", compare_joint)
 
 __all__ = [
+    "FewFoldsWarning",
     "JointCalibrationPrior",
     "JointPairResult",
     "JointPrior",

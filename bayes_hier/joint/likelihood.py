@@ -96,7 +96,9 @@ def theta_full_conditional(
     with the gain K_i = V_iM_iᵀ(M_iV_iM_iᵀ + W_i)⁻¹, mean θ₀ + K_i(ȳ_i − M_iθ₀) and covariance
     (I − K_iM_i)V_i(I − K_iM_i)ᵀ + K_iW_iK_iᵀ (Joseph's form, positive semi-definite in floating
     point); at M_i = I it is V_i(V_i + W_i)⁻¹W_i, the multivariate shrinkage estimator. Written
-    without V_i⁻¹ so that it stays finite when V_i is singular. Shapes: ``n, rho`` (...,);
+    without V_i⁻¹ so that it stays finite when V_i is singular; where M_iV_iM_iᵀ + W_i is
+    singular in floating point (draws of very different scales) its pseudo-inverse stands for the
+    inverse. Shapes: ``n, rho`` (...,);
     ``ybar`` (..., d_i); ``theta0`` (..., d); ``population_cov`` (..., d, d); ``noise_cov``
     (..., d_i, d_i); ``design`` M_i (..., d_i, d), default the identity. A data set whose
     contrasts are padded to d (zeros in ȳ_i and the rows of M_i beyond d_i, Ω_i block-diagonal
@@ -110,7 +112,13 @@ def theta_full_conditional(
     transposed = np.swapaxes(design, -1, -2)
     total = design @ population_cov @ transposed + noise
     # K = V M' (M V M' + W)^-1 = ((M V M' + W)^-1 M V)' (V, W symmetric)
-    gain = np.swapaxes(np.linalg.solve(total, design @ population_cov), -1, -2)
+    try:
+        solved = np.linalg.solve(total, design @ population_cov)
+    except np.linalg.LinAlgError:
+        # M V M' + W singular in floating point (e.g. a draw of Omega_i 1e16 times V): the
+        # pseudo-inverse gives K's limit, no gain in the directions where the sum is singular
+        solved = np.linalg.pinv(total, hermitian=True) @ (design @ population_cov)
+    gain = np.swapaxes(solved, -1, -2)
     residual = ybar - np.einsum("...ij,...j->...i", design, theta0)
     mean = theta0 + np.einsum("...ij,...j->...i", gain, residual)
     keep = np.eye(design.shape[-1]) - gain @ design

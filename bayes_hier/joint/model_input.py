@@ -433,7 +433,7 @@ def build_joint_input(
         Proper, fixed priors replacing the default ones (:class:`JointCalibrationPrior`),
         stated in the model's units; default: the model's own priors (``calibration_prior`` = 0).
     noise
-        ``"full"`` (a covariance Ω_i per data set: needs at least as many folds as models) or
+        ``"full"`` (a covariance Ω_i per data set: needs at least as many results as models) or
         ``"fold"`` (fold-level scales, any number of folds ≥ 2).
 
     Raises

@@ -86,6 +86,20 @@ def _factor_product(basis: np.ndarray, factor: np.ndarray) -> np.ndarray:
     return root @ np.swapaxes(root, -1, -2)
 
 
+def covariance_root(cov: np.ndarray) -> np.ndarray:
+    """A root R with RRᵀ = cov for a stack of covariances (..., d, d), so that R z with
+    z ~ N(0, I) is a normal draw: the Cholesky factor, or, where floating point has left some
+    matrix of the stack with an eigenvalue at or just below 0 (conditional covariances computed
+    from draws of V_i and Ω_i of very different scales), the symmetric square root U diag(√λ⁺)Uᵀ
+    of the eigendecomposition with negative eigenvalues set to 0."""
+    try:
+        return np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        eigenvalues, vectors = np.linalg.eigh(cov)
+        root = vectors * np.sqrt(np.clip(eigenvalues, 0.0, None))[..., None, :]
+        return root @ np.swapaxes(vectors, -1, -2)
+
+
 def _draw_thetas(
     model_input: JointModelInput,
     theta0: np.ndarray,
@@ -104,8 +118,7 @@ def _draw_thetas(
         mean, cov = theta_full_conditional(
             n, rho, ybar, theta0[chain][:, None], prior_cov, noise_cov[chain], design
         )
-        jitter = 1e-12 * np.trace(cov, axis1=-2, axis2=-1)[..., None, None] * np.eye(cov.shape[-1])
-        root = np.linalg.cholesky(cov + jitter)
+        root = covariance_root(cov)
         z = rng.standard_normal(mean.shape)
         thetas[chain] = mean + np.einsum("...ij,...j->...i", root, z)
     return thetas
