@@ -19,14 +19,21 @@
 // a model's scale on one data set borrows strength from the same model elsewhere and from the
 // other models there:
 //
-//   log sigma_im = log s_i + lambda_i + kappa_m + omega eta_im
+//   log sigma_im = log s_i + lambda_i + r_im - 1/2 log(mean_m' exp(2 r_im'))
+//   r_im = kappa_m + omega eta_im                  (mean over the models run on data set i)
 //   eta_i = C' eta_raw_i,  eta_raw_i ~ N(0, I)     (per data set, summing to 0, exchangeable)
 //   kappa = C' kappa_raw,  kappa_raw ~ N(0, I)     (model effects, the same)
 //   omega ~ half-N(0, 1),  p(lambda_i) = 1
 //
-// so lambda_i is the mean of data set i's log sigma_im (relative to s_i): with eta_i free to
-// move their mean, lambda_i and eta_i would share a flat direction held only by the prior.
-// with s_i a data-based level (the root mean variance of the data set's contrasts; only the
+// so lambda_i is the log of data set i's root mean square sigma_im (relative to s_i): with eta_i
+// free to move their mean, lambda_i and eta_i would share a flat direction held only by the
+// prior.  The root mean square, rather than the mean of the logs, is the level the contrasts
+// measure best (all of it with two models, whose contrast has the variance sigma_i1^2 +
+// sigma_i2^2): with the mean of the logs, moving the split between the models along that
+// likelihood ridge also moved lambda_i, a curved ridge that made the sampler diverge.  Under the
+// flat prior of lambda_i the two definitions are the same model (for fixed r_i they differ by a
+// shift of lambda_i); the calibration prior states lambda_i's normal prior on the root mean
+// square level.  s_i is a data-based level (the root mean variance of the data set's contrasts; only the
 // sampler's coordinate of the flat lambda_i depends on it).  A proper prior on the model-level
 // spreads is needed: with contrasts only, sigma_im -> 0 leaves the likelihood finite (the fold
 // term u_ij absorbs that model's noise), so a flat prior on log sigma_im would be improper.
@@ -100,8 +107,9 @@ model {
     vector[k] model_noise = helmert_transpose * model_noise_raw;
     for (i in 1:q) {
       int m = observed[i];
-      vector[k] log_sigma = log_noise_level[i] + noise_level[i] + model_noise
-                            + noise_spread * (helmert_transpose * noise_raw[i]);
+      vector[k] deviation = model_noise + noise_spread * (helmert_transpose * noise_raw[i]);
+      real centre = 0.5 * log(dot_product(run[i], exp(2 * deviation)) / (m + 1));
+      vector[k] log_sigma = log_noise_level[i] + noise_level[i] + deviation - centre;
       vector[k] w = run[i] .* exp(-2 * log_sigma);
       real total = sum(w);
       // Wishart part: -(n_i - 1)/2 log|Omega_i| - tr(Omega_i^-1 S_i) / (2 a_i)

@@ -102,22 +102,32 @@ def test_noise_contrasts_and_padded_covariances():
         assert not covariances[i, :m, m:].any()
 
 
-def test_log_sigmas_sum_to_the_level_per_data_set():
-    """log σ_im = log s_i + λ_i + κ_m + ω η_im with κ and every η_i summing to 0 over the
-    models, so the mean over models of log σ_im is log s_i + λ_i."""
+def test_log_sigmas_put_the_level_at_the_root_mean_square():
+    """log σ_im = log s_i + λ_i + r_im − ½ log mean_m exp(2r_im), r_im = κ_m + ω η_im: the root
+    mean square of σ_im over the models run on data set i is s_i e^λ_i (models not run do not
+    count), and the differences log σ_im − log σ_im' are r_im − r_im'."""
     rng = np.random.default_rng(3)
     q, k = 4, 5
-    stan_data = {"log_noise_level": rng.normal(0, 1, q)}
+    run = np.ones((q, k))
+    run[1, 2] = run[3, [0, 4]] = 0
+    stan_data = {"log_noise_level": rng.normal(0, 1, q), "run": run}
     level = rng.normal(0, 1, (2, 3, q))
-    log_sigma = log_sigmas(
-        stan_data,
-        level,
-        rng.normal(0, 1, (2, 3, k - 1)),
-        np.abs(rng.normal(0, 1, (2, 3))),
-        rng.normal(0, 1, (2, 3, q, k - 1)),
-    )
+    model_noise_raw = rng.normal(0, 1, (2, 3, k - 1))
+    spread = np.abs(rng.normal(0, 1, (2, 3)))
+    noise_raw = rng.normal(0, 1, (2, 3, q, k - 1))
+    log_sigma = log_sigmas(stan_data, level, model_noise_raw, spread, noise_raw)
     assert log_sigma.shape == (2, 3, q, k)
-    np.testing.assert_allclose(log_sigma.mean(axis=-1), stan_data["log_noise_level"] + level)
+    mean_square = (run * np.exp(2 * log_sigma)).sum(axis=-1) / run.sum(axis=-1)
+    np.testing.assert_allclose(
+        0.5 * np.log(mean_square), stan_data["log_noise_level"] + level, rtol=1e-12
+    )
+    contrasts = helmert_contrasts(k)
+    deviation = (model_noise_raw @ contrasts)[..., None, :] + spread[..., None, None] * (
+        noise_raw @ contrasts
+    )
+    np.testing.assert_allclose(
+        log_sigma - log_sigma[..., :1], deviation - deviation[..., :1], atol=1e-12
+    )
 
 
 def test_fold_noise_accepts_fewer_folds_than_models():
@@ -176,13 +186,17 @@ def test_auto_fits_the_full_noise_from_2k_plus_2_results():
 
 
 def test_draw_fold_noise_states_its_covariance():
-    """The simulator's Ω_i = C diag(σ_i²) Cᵀ, its σ_i's log-mean is λ_i (η and κ sum to 0), and
-    the prior's ω is half-normal (mean √(2/π) over many draws)."""
+    """The simulator's Ω_i = C diag(σ_i²) Cᵀ, its λ_i ~ N(0, sd²) is the log of the root mean
+    square σ_im (sd 2 over many data sets), and the prior's ω is half-normal (mean √(2/π) over
+    many draws)."""
     rng = np.random.default_rng(4)
     draw = draw_fold_noise(1.0, 6, 4, rng)
     contrasts = helmert_contrasts(4)
     for sd, omega in zip(draw["noise_sd"], draw["Omega"]):
         np.testing.assert_allclose(omega, contrasts @ np.diag(sd**2) @ contrasts.T)
+    levels = 0.5 * np.log((draw_fold_noise(2.0, 4000, 3, rng)["noise_sd"] ** 2).mean(axis=1))
+    assert abs(levels.mean()) < 4 * 2.0 / np.sqrt(4000)
+    assert abs(levels.std() - 2.0) < 4 * 2.0 / np.sqrt(2 * 4000)
     spreads = [draw_fold_noise(1.0, 1, 3, rng)["noise_spread"] for _ in range(4000)]
     assert abs(np.mean(spreads) - np.sqrt(2 / np.pi)) < 4 * np.std(spreads) / np.sqrt(4000)
 

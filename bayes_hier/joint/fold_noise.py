@@ -15,14 +15,16 @@ and its inverse and determinant have closed forms in the weights w_m = 1/σ_im²
 so the likelihood needs the scatter T_i of the scores themselves (k × k), not its contrasts'
 (:func:`quadratic_trace`, :func:`log_determinant`). The scales are drawn hierarchically::
 
-    log σ_im = log s_i + λ_i + κ_m + ω η_im,   η_i = Cᵀη_raw,i,  η_raw,i ~ N(0, I),
-    κ = Cᵀκ_raw,  κ_raw ~ N(0, I),   ω ~ half-N(0, 1),   p(λ_i) = 1
+    log σ_im = log s_i + λ_i + r_im − ½ log(mean_m' exp(2r_im')),   r_im = κ_m + ω η_im,
+    η_i = Cᵀη_raw,i,  η_raw,i ~ N(0, I),   κ = Cᵀκ_raw,  κ_raw ~ N(0, I),
+    ω ~ half-N(0, 1),   p(λ_i) = 1
 
-(C the orthonormal Helmert contrasts, so η_i and κ sum to 0 and are exchangeable; λ_i is the
-mean of the data set's log σ_im − log s_i; s_i a data-based level, :func:`noise_levels`; with a
-calibration prior λ_i ~ N(0, sd²) and s_i = 1). A proper prior on the model-level spread is
-needed: contrasts cannot tell a model without noise from the shared fold term, so the likelihood
-stays finite as σ_im → 0.
+(the mean over the models run on data set i; C the orthonormal Helmert contrasts, so η_i and κ
+sum to 0 and are exchangeable; λ_i is the log of the data set's root mean square σ_im relative to
+s_i, the level its contrasts measure best, :func:`root_mean_square_level`; s_i a data-based
+level, :func:`noise_levels`; with a calibration prior λ_i ~ N(0, sd²) and s_i = 1). A proper
+prior on the model-level spread is needed: contrasts cannot tell a model without noise from the
+shared fold term, so the likelihood stays finite as σ_im → 0.
 """
 
 from __future__ import annotations
@@ -85,13 +87,24 @@ def log_sigmas(
     noise_spread: np.ndarray,
     noise_raw: np.ndarray,
 ) -> np.ndarray:
-    """log σ_im (…, q, k) from the sampler's coordinates: log s_i + λ_i + κ_m + ω η_im with
-    κ = Cᵀκ_raw and η_i = Cᵀη_raw,i (λ: (…, q); κ_raw: (…, k − 1); ω: (…); η_raw: (…, q, k − 1))."""
+    """log σ_im (…, q, k) from the sampler's coordinates: log s_i + λ_i + r_im − ½ log of the mean
+    of exp(2r_im) over the models run on data set i (``stan_data["run"]``), r_im = κ_m + ω η_im
+    with κ = Cᵀκ_raw and η_i = Cᵀη_raw,i (λ: (…, q); κ_raw: (…, k − 1); ω: (…); η_raw:
+    (…, q, k − 1)). Values for models not run on a data set are computed alike and not used."""
     contrasts = helmert_contrasts(noise_raw.shape[-1] + 1)
     model_noise = model_noise_raw @ contrasts
     level = np.asarray(stan_data["log_noise_level"], float) + noise_level
-    spread = noise_spread[..., None, None] * (noise_raw @ contrasts)
-    return level[..., None] + model_noise[..., None, :] + spread
+    deviation = model_noise[..., None, :] + noise_spread[..., None, None] * (noise_raw @ contrasts)
+    return level[..., None] + deviation - root_mean_square_level(deviation, stan_data["run"])
+
+
+def root_mean_square_level(deviation: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """½ log of the mean of exp(2 r_im) over the models run on data set i (…, q, 1): subtracted
+    from the deviations r_im = κ_m + ω η_im so that λ_i is the log of the data set's root mean
+    square σ_im (relative to s_i)."""
+    run = np.asarray(run, float)
+    mean = (run * np.exp(2 * deviation)).sum(axis=-1) / run.sum(axis=-1)
+    return 0.5 * np.log(mean)[..., None]
 
 
 def fold_noise_covariances(stan_data: dict, log_sigma: np.ndarray) -> np.ndarray:
@@ -125,5 +138,6 @@ __all__ = [
     "noise_contrasts",
     "noise_levels",
     "quadratic_trace",
+    "root_mean_square_level",
     "score_scatters",
 ]

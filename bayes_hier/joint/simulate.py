@@ -57,6 +57,7 @@ from ..hierarchical.simulate import draw_mixing
 from ..rope import Rope
 from .contrasts import helmert_contrasts, pair_vectors
 from .data import MultiCVData
+from .fold_noise import root_mean_square_level
 from .model import JOINT, JOINT_FOLD, JointModel
 from .model_input import JointCalibrationPrior, JointPrior, build_joint_input
 
@@ -111,16 +112,18 @@ def draw_joint_parameters(
 def draw_fold_noise(
     level_sd: float, q: int, k: int, rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
-    """The fold-level noise's calibration prior (:mod:`~.fold_noise`, s_i = 1):
+    """The fold-level noise's calibration prior (:mod:`~.fold_noise`, s_i = 1, every model run):
     λ_i ~ N(0, level_sd²), κ = Cᵀκ_raw, η_i = Cᵀη_raw,i with standard normal raw vectors,
-    ω ~ half-N(0, 1); σ_im = exp(λ_i + κ_m + ω η_im). Returns ``noise_sd`` (q × k),
+    ω ~ half-N(0, 1); σ_im = exp(λ_i + r_im − ½ log mean_m exp(2r_im)), r_im = κ_m + ω η_im, so
+    that λ_i is the log of the data set's root mean square σ_im. Returns ``noise_sd`` (q × k),
     ``noise_spread`` (ω) and ``Omega`` = C diag(σ_i²) Cᵀ (q × (k − 1) × (k − 1))."""
     contrasts = helmert_contrasts(k)
     level = level_sd * rng.standard_normal(q)
     model_noise = rng.standard_normal(k - 1) @ contrasts
     spread = abs(rng.standard_normal())
-    deviations = rng.standard_normal((q, k - 1)) @ contrasts
-    noise_sd = np.exp(level[:, None] + model_noise[None, :] + spread * deviations)
+    deviation = model_noise[None, :] + spread * (rng.standard_normal((q, k - 1)) @ contrasts)
+    centre = root_mean_square_level(deviation, np.ones((q, k)))
+    noise_sd = np.exp(level[:, None] + deviation - centre)
     omega = np.einsum("jm,qm,lm->qjl", contrasts, noise_sd**2, contrasts)
     return {"noise_sd": noise_sd, "noise_spread": spread, "Omega": omega}
 
