@@ -342,7 +342,8 @@ class JointSimulator:
         if self.noise == "full":
             return f"Ω_i ~ InvWishart({c.noise_df:g}, {np.round(c.noise_scale, 3).tolist()})"
         return (
-            f"Ω_i = C diag(σ_i²) Cᵀ with log σ_im = λ_i + κ_m + ω η_im, λ_i ~ "
+            "Ω_i = C diag(σ_i²) Cᵀ with log σ_im = λ_i + r_im − ½ log mean_m exp(2r_im), "
+            f"r_im = κ_m + ω η_im (λ_i the log root mean square scale), λ_i ~ "
             f"N(0, {c.noise_level_sd:g}²), κ = Cᵀκ_raw and η_i = Cᵀη_raw,i with standard normal "
             "raw vectors, ω ~ half-N(0, 1)"
         )
