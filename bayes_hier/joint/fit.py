@@ -211,11 +211,11 @@ def noise_structure(noise: str, data: MultiCVData) -> str:
 def warn_heavy_tailed_noise(data: MultiCVData) -> None:
     """A :class:`FewFoldsWarning` naming the data sets with fewer results than
     :func:`results_for_full_noise` (for ``noise="full"`` asked for explicitly)."""
-    runs = data.observed.sum(axis=1)
-    needed = results_for_full_noise(runs)
+    models_run = data.observed.sum(axis=1)
+    needed = results_for_full_noise(models_run)
     short = [
         f"{name} ({int(n)} for {int(k)} models)"
-        for name, n, k, least in zip(data.datasets, data.n, runs, needed)
+        for name, n, k, least in zip(data.datasets, data.n, models_run, needed)
         if n < least
     ]
     if short:

@@ -30,6 +30,7 @@ shared fold term, so the likelihood stays finite as σ_im → 0.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
 
 from .contrasts import helmert_contrasts, observed_contrasts
 
@@ -103,8 +104,8 @@ def root_mean_square_level(deviation: np.ndarray, run: np.ndarray) -> np.ndarray
     from the deviations r_im = κ_m + ω η_im so that λ_i is the log of the data set's root mean
     square σ_im (relative to s_i)."""
     run = np.asarray(run, float)
-    mean = (run * np.exp(2 * deviation)).sum(axis=-1) / run.sum(axis=-1)
-    return 0.5 * np.log(mean)[..., None]
+    log_mean = logsumexp(2 * deviation, b=run, axis=-1) - np.log(run.sum(axis=-1))
+    return 0.5 * log_mean[..., None]
 
 
 def fold_noise_covariances(stan_data: dict, log_sigma: np.ndarray) -> np.ndarray:
