@@ -28,7 +28,8 @@ from .result import JointResult, pair_datasets, pair_result
 
 class FewFoldsWarning(UserWarning):
     """``noise="full"`` on data sets with too few results for their models' full noise
-    covariance to be sampled reliably (:func:`results_for_full_noise`)."""
+    covariance to be sampled reliably: fewer than 2k + 2 results (runs × folds) for k ≥ 3
+    models, where its posterior has no finite variance (:func:`~bayes_hier.joint_test`)."""
 
 
 def joint_test(
