@@ -123,9 +123,9 @@ def joint_test(
         else model_scores(data, models=models, columns=columns, runs=runs)
     )
     cv = joint_data(scores, rho, higher_is_better)
-    requested, noise = noise, noise_structure(noise, cv)
-    if requested == "full":
+    if noise == "full":
         warn_heavy_tailed_noise(cv)
+    noise = noise_structure(noise, cv)
     check_enough_datasets(cv.q)
     check_models_seen_enough(cv.observed.sum(axis=0), cv.models)
     finite = scores.table["score"].to_numpy(dtype=float)
@@ -205,19 +205,22 @@ def noise_structure(noise: str, data: MultiCVData) -> str:
         raise ValueError(f"noise must be one of {choices}; got {noise!r}.")
     if noise != "auto":
         return noise
-    enough = data.n >= results_for_full_noise(data.observed.sum(axis=1))
-    return "full" if enough.all() else "fold"
+    return "fold" if too_few_for_full_noise(data).any() else "full"
+
+
+def too_few_for_full_noise(data: MultiCVData) -> np.ndarray:
+    """Per data set, whether it has fewer results than :func:`results_for_full_noise`."""
+    return data.n < results_for_full_noise(data.observed.sum(axis=1))
 
 
 def warn_heavy_tailed_noise(data: MultiCVData) -> None:
     """A :class:`FewFoldsWarning` naming the data sets with fewer results than
     :func:`results_for_full_noise` (for ``noise="full"`` asked for explicitly)."""
     models_run = data.observed.sum(axis=1)
-    needed = results_for_full_noise(models_run)
     short = [
         f"{name} ({int(n)} for {int(k)} models)"
-        for name, n, k, least in zip(data.datasets, data.n, models_run, needed)
-        if n < least
+        for name, n, k, few in zip(data.datasets, data.n, models_run, too_few_for_full_noise(data))
+        if few
     ]
     if short:
         listed = ", ".join(short[:5]) + (", ..." if len(short) > 5 else "")

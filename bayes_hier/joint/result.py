@@ -32,7 +32,7 @@ from ..rope import Rope
 from .data import MultiCVData
 from .model_input import JointModelInput, JointPrior
 from .noise_check import NoiseMisfitWarning, misfit_message, noise_check_table, pair_scatters
-from .posterior import pair_labels
+from .posterior import covariance_root, pair_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -184,9 +184,7 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
         theta0, sigma0 = self.posterior_draws("theta0"), self.posterior_draws("Sigma0")
         m, d = theta0.shape
         replicates = NEXT_DRAWS_PER_POSTERIOR_DRAW
-        root = np.linalg.cholesky(
-            sigma0 + 1e-12 * np.eye(d) * np.trace(sigma0, axis1=1, axis2=2)[:, None, None]
-        )
+        root = covariance_root(sigma0)
         if "nu" in self.idata.posterior:
             nu = np.repeat(self.posterior_draws("nu"), replicates)
             tau = rng.gamma(nu / 2, 2 / nu)

@@ -57,7 +57,7 @@ from ..hierarchical.simulate import draw_mixing
 from ..rope import Rope
 from .contrasts import helmert_contrasts, pair_vectors
 from .data import MultiCVData
-from .fold_noise import root_mean_square_level
+from .fold_noise import log_sigmas
 from .model import JOINT, JOINT_FOLD, JointModel
 from .model_input import JointCalibrationPrior, JointPrior, build_joint_input
 
@@ -119,11 +119,12 @@ def draw_fold_noise(
     ``noise_spread`` (ω) and ``Omega`` = C diag(σ_i²) Cᵀ (q × (k − 1) × (k − 1))."""
     contrasts = helmert_contrasts(k)
     level = level_sd * rng.standard_normal(q)
-    model_noise = rng.standard_normal(k - 1) @ contrasts
+    model_noise_raw = rng.standard_normal(k - 1)
     spread = abs(rng.standard_normal())
-    deviation = model_noise[None, :] + spread * (rng.standard_normal((q, k - 1)) @ contrasts)
-    centre = root_mean_square_level(deviation, np.ones((q, k)))
-    noise_sd = np.exp(level[:, None] + deviation - centre)
+    noise_raw = rng.standard_normal((q, k - 1))
+    every_model = {"log_noise_level": np.zeros(q), "run": np.ones((q, k))}
+    log_sigma = log_sigmas(every_model, level, model_noise_raw, np.asarray(spread), noise_raw)
+    noise_sd = np.exp(log_sigma)
     omega = np.einsum("jm,qm,lm->qjl", contrasts, noise_sd**2, contrasts)
     return {"noise_sd": noise_sd, "noise_spread": spread, "Omega": omega}
 
