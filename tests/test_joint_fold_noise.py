@@ -5,7 +5,11 @@ import warnings
 import numpy as np
 import pytest
 
-from bayes_hier.joint.contrasts import helmert_contrasts, observed_contrasts
+from bayes_hier.joint.contrasts import (
+    helmert_contrasts,
+    observed_contrasts,
+    observed_pair_vectors,
+)
 from bayes_hier.joint.fit import (
     FewFoldsWarning,
     noise_structure,
@@ -26,6 +30,7 @@ from bayes_hier.joint.model_input import (
     contrast_statistics,
     initial_values,
 )
+from bayes_hier.joint.posterior import fold_pair_noise_sd, pair_labels
 from bayes_hier.joint.simulate import (
     FoldNoiseSimulator,
     TwoFoldNoiseSimulator,
@@ -100,6 +105,62 @@ def test_noise_contrasts_and_padded_covariances():
         np.testing.assert_allclose(covariances[i, :m, :m], expected, atol=1e-14)
         np.testing.assert_allclose(covariances[i, m:, m:], np.eye(3 - m))
         assert not covariances[i, :m, m:].any()
+
+
+def test_pair_noise_sd_is_the_quadratic_form_of_the_fold_covariance():
+    """√(σ_ia² + σ_ib²) = √(c_iᵀΩ_ic_i) with Ω_i = B_iD_iB_iᵀ and c_i the pair's vector in the
+    data set's own contrasts, for every pair on complete and incomplete data sets (draws of
+    shape (2, 3, q, k)); NaN exactly where a model of the pair was not run."""
+    rng = np.random.default_rng(5)
+    k, models = 5, tuple("abcde")
+    contrasts = helmert_contrasts(k)
+    observed = np.array([[1, 1, 1, 1, 1], [1, 0, 1, 1, 0], [0, 1, 1, 1, 1]], bool)
+    log_sigma = rng.normal(0, 0.7, (2, 3, 3, k))
+    stan_data = {
+        "noise_contrasts": noise_contrasts(contrasts, observed),
+        "observed": observed.sum(axis=1) - 1,
+    }
+    noise_cov = fold_noise_covariances(stan_data, log_sigma)
+    indices = [(models.index(a), models.index(b)) for a, b in pair_labels(models)]
+    vectors = observed_pair_vectors(contrasts, observed, indices)
+    expected = np.sqrt(np.einsum("ipj,...ijl,ipl->...ip", vectors, noise_cov, vectors))
+    noise_sd = np.where(observed, np.exp(log_sigma), np.nan)
+    closed = fold_pair_noise_sd(noise_sd, indices)
+    assert closed.shape == (2, 3, 3, len(indices))
+    np.testing.assert_array_equal(np.isnan(closed), np.isnan(expected))
+    assert np.isnan(closed).any() and np.isfinite(closed).sum() > 40
+    np.testing.assert_allclose(closed, expected, rtol=1e-12)
+
+
+def test_diagnosed_view_leaves_out_the_models_not_run():
+    """The diagnostics see the σ_im and pair σ of the models run only: NaN cells of ``noise_sd``
+    and ``sigma`` are dropped, the others kept in order; the fold-level model diagnoses σ_im in
+    place of the pairs' σ."""
+    import arviz as az
+    import xarray as xr
+
+    from bayes_hier.joint.model import DIAGNOSED, FOLD_DIAGNOSED, diagnosed_view
+
+    rng = np.random.default_rng(1)
+    noise_sd = rng.uniform(0.5, 1, (2, 6, 3, 4))
+    noise_sd[..., 1, 2] = np.nan
+    sigma = rng.uniform(0.5, 1, (2, 6, 3, 6))
+    sigma[..., 0, [1, 4]] = np.nan
+    posterior = xr.Dataset(
+        {
+            "noise_sd": (("chain", "draw", "dataset", "model"), noise_sd),
+            "sigma": (("chain", "draw", "dataset", "pair"), sigma),
+            "nu": (("chain", "draw"), rng.uniform(1, 2, (2, 6))),
+        }
+    )
+    stats = xr.Dataset({"diverging": (("chain", "draw"), np.zeros((2, 6), bool))})
+    view = diagnosed_view(az.InferenceData(posterior=posterior, sample_stats=stats)).posterior
+    assert view["noise_sd"].shape == (2, 6, 11) and view["sigma"].shape == (2, 6, 16)
+    np.testing.assert_array_equal(view["noise_sd"].values[..., 6], noise_sd[..., 1, 3])
+    np.testing.assert_array_equal(view["sigma"].values[..., :4], sigma[..., 0, [0, 2, 3, 5]])
+    np.testing.assert_array_equal(view["nu"].values, posterior["nu"].values)
+    assert "sigma" in DIAGNOSED and "sigma" not in FOLD_DIAGNOSED
+    assert {"noise_sd", "tau", "mu", "delta0"} <= set(FOLD_DIAGNOSED)
 
 
 def test_log_sigmas_put_the_level_at_the_root_mean_square():

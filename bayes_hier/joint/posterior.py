@@ -146,6 +146,17 @@ def _fold_noise(
     return fold_noise_covariances(data, log_sigma)
 
 
+def fold_pair_noise_sd(noise_sd: np.ndarray, indices: list[tuple[int, int]]) -> np.ndarray:
+    """The per-fold noise sd of every pair's difference (..., q, pairs) under the fold-level
+    noise, from the models' σ_im (``noise_sd``, (..., q, k); NaN where not run): √(σ_ia² + σ_ib²).
+
+    It is √(c_iᵀΩ_ic_i) of the full covariances' completion with Ω_i = B_iD_iB_iᵀ: the pair's
+    vector is c_i = B_i(e_b − e_a) and B_iᵀB_i projects onto the differences of the models run,
+    so c_iᵀB_iD_iB_iᵀc_i = (e_b − e_a)ᵀD_i(e_b − e_a), O(1) per pair instead of O(d²)."""
+    first, second = (np.array(side) for side in zip(*indices))
+    return np.sqrt(noise_sd[..., first] ** 2 + noise_sd[..., second] ** 2)
+
+
 def complete_posterior(
     idata: az.InferenceData,
     model_input: JointModelInput,
@@ -188,7 +199,13 @@ def complete_posterior(
     pairs = pair_labels(models)
     indices = [(models.index(a), models.index(b)) for a, b in pairs]
     vectors = pair_vectors(contrasts, indices)
-    observed_vectors = observed_pair_vectors(contrasts, model_input.observed, indices)
+    if model_input.noise == "full":
+        observed_vectors = observed_pair_vectors(contrasts, model_input.observed, indices)
+        pair_sigma = scale * np.sqrt(
+            np.einsum("ipj,...ijl,ipl->...ip", observed_vectors, noise_cov, observed_vectors)
+        )
+    else:
+        pair_sigma = fold_pair_noise_sd(variables["noise_sd"].values, indices)
     quadratic = "pj,...jl,pl->...p"
     model_level = {
         "mu0": (scale * theta0 @ contrasts, ("chain", "draw", "model")),
@@ -198,13 +215,7 @@ def complete_posterior(
             ("chain", "draw", "pair"),
         ),
         "mu": (scale * thetas @ contrasts, ("chain", "draw", "dataset", "model")),
-        "sigma": (
-            scale
-            * np.sqrt(
-                np.einsum("ipj,...ijl,ipl->...ip", observed_vectors, noise_cov, observed_vectors)
-            ),
-            ("chain", "draw", "dataset", "pair"),
-        ),
+        "sigma": (pair_sigma, ("chain", "draw", "dataset", "pair")),
         "theta0": (scale * theta0, ("chain", "draw", "contrast")),
         "Sigma0": (scale**2 * population_cov, ("chain", "draw", "contrast", "contrast_")),
     }
