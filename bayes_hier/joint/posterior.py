@@ -15,7 +15,8 @@ pair of models in the original units:
   model not run on the data set, the prediction from the other models' scores there and the
   population);
 * ``sigma`` (dataset, pair): the per-fold noise sd √(c_iᵀΩ_ic_i) of the pair's difference, c_i the
-  pair's vector in the data set's own contrasts (NaN when one of the two models was not run);
+  pair's vector in the data set's own contrasts (NaN when one of the two models was not run;
+  with the fold-level noise √(σ_ia² + σ_ib²), :func:`fold_pair_noise_sd`);
 * ``nu``, ``tau`` (dataset), ``nu_alpha``, ``nu_beta``; ``theta0`` and ``Sigma0`` (contrast) for
   predictive draws;
 * with the fold-level noise (``joint_fold.stan``), Ω_i = C D_iCᵀ from the scales σ_im
