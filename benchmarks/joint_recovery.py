@@ -1,13 +1,14 @@
 """Recovery of a known truth by the joint model at the shape of a large benchmark study.
 
 ``python -m benchmarks.joint_recovery [--k 16] [--q 132] [--folds 4] [--scenarios one_better
-all_equal] [--seed 1]`` simulates one study per scenario with
+all_equal] [--seed 1] [--adapt-delta A]`` simulates one study per scenario with
 :func:`bayes_hier.joint.recovery.simulate_study` (k models, q data sets, one run of ``--folds``
 folds; the recovery design's true values otherwise: fold sd 3 points, models correlated 0.6 on a
 fold, true effects spread by 0.5 around the population's, rope 1 point) and fits it with
-``joint_test`` and the package defaults (``noise="auto"``, 4 chains x 1000 draws after 1000 warm-up,
-fit seed 1). In ``one_better`` model A is better by 2 points on average; in ``all_equal`` every
-model has the same population effect, so every pair's true difference on a new data set is
+``joint_test`` and the package defaults (``noise="auto"``, 4 chains x 1000 draws after 1000
+warm-up, fit seed 1; ``--adapt-delta`` replaces the default target acceptance rate). In
+``one_better`` model A is better by 2 points on average; in ``all_equal`` every model has the
+same population effect, so every pair's true difference on a new data set is
 N(0, 2 x 0.5^2), inside the rope of 1 point with probability 0.84: the rope is the region with
 the largest mass, which is what the next-data-set P(rope) is the probability of (1 when
 recovered).
@@ -63,11 +64,11 @@ class RecoveryFit:
         )
 
 
-def fit(scenario: str, design: RecoveryDesign, q: int, seed: int) -> RecoveryFit:
-    """Simulate the scenario's study and fit it with the defaults, timing the fit."""
+def fit(scenario: str, design: RecoveryDesign, q: int, seed: int, options: dict) -> RecoveryFit:
+    """Simulate the scenario's study and fit it (defaults but ``options``), timing the fit."""
     study = simulate_study(scenario, q, design, seed=seed)
     cpu, start = children_cpu_seconds(), time.time()
-    result = quiet_joint_test(study.frame, design.rope, models=list(design.models))
+    result = quiet_joint_test(study.frame, design.rope, models=list(design.models), **options)
     wall, chain_cpu = time.time() - start, children_cpu_seconds() - cpu
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return RecoveryFit(scenario, result, wall, chain_cpu, load)
@@ -148,7 +149,9 @@ def code_version() -> str:
         return "unknown"
 
 
-def report(fits: list[RecoveryFit], design: RecoveryDesign, q: int, seed: int) -> str:
+def report(
+    fits: list[RecoveryFit], design: RecoveryDesign, q: int, seed: int, options: dict
+) -> str:
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Benchmark: recovery by the joint model at a large study's shape",
@@ -162,7 +165,7 @@ def report(fits: list[RecoveryFit], design: RecoveryDesign, q: int, seed: int) -
         f"model {design.models[design.better]} better by {design.advantage:g} points on average; "
         "`all_equal`: every model the same on average.",
         "* Fit: `joint_test` with the package defaults (noise='auto', 4 chains x 1000 draws after "
-        "1000 warm-up), fit seed 1.",
+        f"1000 warm-up), fit seed 1{''.join(f', {k}={v}' for k, v in options.items())}.",
         "",
         "| scenario | noise | divergences | max R-hat | min bulk ESS | steps per draw | wall min "
         "| chain CPU min | load after |",
@@ -192,14 +195,16 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--scenarios", nargs="+", default=["one_better", "all_equal"])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--adapt-delta", type=float, default=None)
     parser.add_argument("--output", type=Path, default=HERE / "JOINT_RECOVERY.md")
     args = parser.parse_args()
     design = RecoveryDesign(k=args.k, runs=1, folds=args.folds)
+    options = {} if args.adapt_delta is None else {"adapt_delta": args.adapt_delta}
     fits = []
     for scenario in args.scenarios:
-        fits.append(fit(scenario, design, args.q, args.seed))
+        fits.append(fit(scenario, design, args.q, args.seed, options))
         print(fits[-1].diagnostics_row(), flush=True)
-    args.output.write_text(report(fits, design, args.q, args.seed) + "\n")
+    args.output.write_text(report(fits, design, args.q, args.seed, options) + "\n")
     print(f"wrote {args.output}")
 
 
