@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -38,7 +37,7 @@ import numpy as np
 from bayes_hier.joint import JointResult
 from bayes_hier.joint.recovery import RecoveryDesign, simulate_study
 
-from .joint import children_cpu_seconds
+from .joint import children_cpu_seconds, code_version, load
 from .joint_fold import quiet_joint_test
 
 HERE = Path(__file__).parent
@@ -70,8 +69,7 @@ def fit(scenario: str, design: RecoveryDesign, q: int, seed: int, options: dict)
     cpu, start = children_cpu_seconds(), time.time()
     result = quiet_joint_test(study.frame, design.rope, models=list(design.models), **options)
     wall, chain_cpu = time.time() - start, children_cpu_seconds() - cpu
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return RecoveryFit(scenario, result, wall, chain_cpu, load)
+    return RecoveryFit(scenario, result, wall, chain_cpu, load())
 
 
 def true_next_dataset(design: RecoveryDesign, draws: int = 400_000) -> tuple[float, float]:
@@ -136,19 +134,6 @@ def all_equal_lines(fit: RecoveryFit) -> list[str]:
     ]
 
 
-def code_version() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=HERE,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def report(
     fits: list[RecoveryFit], design: RecoveryDesign, q: int, seed: int, options: dict
 ) -> str:
@@ -156,7 +141,7 @@ def report(
     lines = [
         "# Benchmark: recovery by the joint model at a large study's shape",
         "",
-        f"* Measured {now} by `python -m benchmarks.joint_recovery` at commit {code_version()}; "
+        f"* Measured {now} by `python -m benchmarks.joint_recovery` at {code_version()}; "
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs.",
         f"* Study: {design.k} models x {q} data sets x {design.runs} run of {design.folds} folds "
         f"(`bayes_hier.joint.recovery.simulate_study`, study seed {seed}): fold sd "

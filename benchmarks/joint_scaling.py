@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -33,7 +32,7 @@ import matplotlib.pyplot as plt
 
 from bayes_hier.few_fold import few_fold_study
 
-from .joint import children_cpu_seconds
+from .joint import children_cpu_seconds, code_version, load
 from .joint_fold import quiet_joint_test
 
 HERE = Path(__file__).parent
@@ -123,9 +122,6 @@ def plot(by_k: list[ScalingRow], by_q: list[ScalingRow], path: Path) -> None:
 
 
 def report(by_k: list[ScalingRow], by_q: list[ScalingRow], args: argparse.Namespace) -> str:
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
-    ).stdout.strip()
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     header = (
         "| k | q | noise | steps per draw | CPU ms per chain iteration | wall s | chain CPU s "
@@ -135,10 +131,8 @@ def report(by_k: list[ScalingRow], by_q: list[ScalingRow], args: argparse.Namesp
     lines = [
         "# Benchmark: the joint model's cost against k and q",
         "",
-        f"* Measured {now} by `python -m benchmarks.joint_scaling` at commit {commit}; machine: "
-        f"{platform.platform()}, {os.cpu_count()} CPUs; pystan; load average after: "
-        + ", ".join(f"{x:.1f}" for x in os.getloadavg())
-        + ".",
+        f"* Measured {now} by `python -m benchmarks.joint_scaling` at {code_version()}; machine: "
+        f"{platform.platform()}, {os.cpu_count()} CPUs; pystan; load average after: {load()}.",
         f'* Studies: `few_fold_study(k, q, 4, seed=1)`, rope 0.01, fit seed 1, `noise="auto"`; '
         f"{args.chains} chains x ({args.warmup} warm-up + {args.draws} draws) per fit (Stan's "
         "whole adaptation schedule, with shorter windows than the default 1000 warm-up "
