@@ -129,7 +129,7 @@ class ModelScores:
             {
                 "runs": grouped["run"].nunique(),
                 "folds": per_run.groupby(level="dataset", sort=False).max(),
-                "cells": grouped.apply(lambda g: len(g[["run", "fold"]].drop_duplicates())),
+                "cells": table.drop_duplicates(list(KEYS)).groupby("dataset", sort=False).size(),
             }
         ).reindex(list(self.datasets))
 
@@ -172,6 +172,16 @@ class ModelScores:
         """
         a, b = self.cells(first), self.cells(second)
         design = self.design((first, second))
+        runs_of, folds_of, cells_of = (design[c].to_dict() for c in ("runs", "folds", "cells"))
+        # the cells both models have, every data set at once: sorted by data set, then (run,
+        # fold), so each data set's paired cells are one run of rows in run-major order
+        joined = pd.concat([a, b], axis=1, join="inner").sort_index()
+        values = joined.to_numpy(float)
+        labels = joined.index.get_level_values(0).to_numpy()
+        edges = np.flatnonzero(labels[1:] != labels[:-1]) + 1
+        starts = np.concatenate([[0], edges]).astype(int)
+        stops = np.concatenate([edges, [len(labels)]]).astype(int)
+        rows_of = {labels[i]: (i, j) for i, j in zip(starts, stops)} if len(labels) else {}
         x_rows, y_rows, runs, rho, used = [], [], [], [], []
         folds: dict[str, int] = {}
         partial: dict[str, int] = {}
@@ -183,25 +193,25 @@ class ModelScores:
             if lacking:
                 dropped[dataset] = f"no scores for {' and '.join(lacking)}"
                 continue
-            joined = pd.concat([a.loc[dataset], b.loc[dataset]], axis=1, join="inner")
-            joined = joined.sort_index()
-            n_cells = int(design.loc[dataset, "cells"])
-            if len(joined) < min_folds:
-                dropped[dataset] = f"{len(joined)} paired folds, fewer than {min_folds}"
+            start, stop = rows_of.get(dataset, (0, 0))
+            paired = int(stop - start)
+            n_cells = int(cells_of[dataset])
+            if paired < min_folds:
+                dropped[dataset] = f"{paired} paired folds, fewer than {min_folds}"
                 continue
-            x_rows.append(joined.iloc[:, 0].to_numpy(float))
-            y_rows.append(joined.iloc[:, 1].to_numpy(float))
-            grid = int(design.loc[dataset, "runs"]) * int(design.loc[dataset, "folds"])
-            if len(joined) == n_cells == grid:
-                runs.append(int(design.loc[dataset, "runs"]))
-                rho.append(runs[-1] / len(joined))
+            x_rows.append(values[start:stop, 0].copy())
+            y_rows.append(values[start:stop, 1].copy())
+            grid = int(runs_of[dataset]) * int(folds_of[dataset])
+            if paired == n_cells == grid:
+                runs.append(int(runs_of[dataset]))
+                rho.append(runs[-1] / paired)
             else:
-                if len(joined) < n_cells:
-                    partial[dataset] = n_cells - len(joined)
+                if paired < n_cells:
+                    partial[dataset] = n_cells - paired
                 runs.append(1)
-                rho.append(1.0 / int(design.loc[dataset, "folds"]))
+                rho.append(1.0 / int(folds_of[dataset]))
             used.append(dataset)
-            folds[dataset] = len(joined)
+            folds[dataset] = paired
         usage = PairUsage(first, second, tuple(used), folds, partial, dropped)
         if not used:
             return None, usage

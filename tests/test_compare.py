@@ -581,3 +581,37 @@ def test_only_the_packages_own_warnings_are_passed_on(monkeypatch):
     monkeypatch.setattr(methods, "run_pair", fake_run_pair)
     outcome = methods.run_pair_reporting_warnings("hierarchical", None, Rope(-1, 1), 0, {})
     assert outcome == ("result", [(UserWarning, "about the data")])
+
+
+def test_a_pairs_differences_follow_run_and_fold_whatever_the_row_order():
+    """Each data set's differences are in run-major (run, fold) order and the data sets in the
+    order of first appearance, however the rows are shuffled (the cells of every data set are
+    paired at once, then cut per data set)."""
+    rng = np.random.default_rng(5)
+    rows = [
+        {"dataset": name, "model": m, "run": r, "fold": f, "score": rng.normal()}
+        for name in ("zeta", "alpha", "mid")
+        for m in ("a", "b")
+        for r in range(2)
+        for f in range(3)
+    ]
+    ordered = pd.DataFrame(rows)
+    shuffled = ordered.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    shuffled = shuffled.drop(
+        shuffled.index[
+            (shuffled["dataset"] == "mid")
+            & (shuffled["model"] == "b")
+            & (shuffled["run"] == 1)
+            & (shuffled["fold"] == 0)
+        ]
+    )
+    cv, usage = model_scores(shuffled).pair("a", "b")
+    first_seen = tuple(pd.unique(shuffled["dataset"]))
+    assert cv.datasets == first_seen and usage.partial == {"mid": 1}
+    for name, differences in zip(cv.datasets, cv.differences):
+        part = ordered[ordered["dataset"] == name].pivot_table(
+            index=["run", "fold"], columns="model", values="score"
+        )
+        if name == "mid":
+            part = part.drop(index=(1, 0))
+        np.testing.assert_array_equal(differences, (part["b"] - part["a"]).to_numpy())
