@@ -188,6 +188,71 @@ def test_process_cleanups_run_once_each_last_first_and_survive_errors(monkeypatc
     assert calls == ["failing", "first"]
 
 
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie, not yet reaped by init, counts as ended)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_workers_of_a_killed_parent_run_their_cleanups_and_end(tmp_path):
+    """A parent killed mid-task (SIGKILL: no clean-up of its own) leaves no worker behind: the
+    worker notices, runs its process clean-ups (here: stop the child it started, as the
+    chain processes of a fit are stopped) and exits. Before, the worker and its child lived on."""
+    pids = tmp_path / "pids"
+    script = tmp_path / "script.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, subprocess, sys, time
+            from bayes_hier.parallel import LocalProcessPool, register_process_cleanup
+
+            def task(path):
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+                register_process_cleanup(child.kill)
+                with open(path + ".part", "w") as out:
+                    out.write(f"{os.getpid()} {child.pid}")
+                os.replace(path + ".part", path)
+                time.sleep(300)
+
+            if __name__ == "__main__":
+                pool = LocalProcessPool(1)
+                pool.submit(task, sys.argv[1])
+                time.sleep(300)
+            """
+        )
+    )
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen(
+        [sys.executable, str(script), str(pids)], cwd=tmp_path, env=environment
+    )
+    worker = child = None
+    try:
+        deadline = time.monotonic() + EXIT_TIMEOUT
+        while not pids.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pids.exists(), "the worker did not start its task"
+        worker, child = (int(p) for p in pids.read_text().split())
+        assert not _gone(worker) and not _gone(child)
+        parent.kill()
+        parent.wait(EXIT_TIMEOUT)
+        deadline = time.monotonic() + EXIT_TIMEOUT
+        while not (_gone(worker) and _gone(child)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(worker), "the worker outlived its killed parent"
+        assert _gone(child), "the worker's child outlived it (its clean-up did not run)"
+    finally:
+        parent.kill()
+        for pid in (worker, child):  # a failed test leaves nothing running either
+            if pid is not None and not _gone(pid):
+                os.kill(pid, 9)
+
+
 def _register_a_cleanup_that_writes(path: str) -> None:
     register_process_cleanup(lambda: Path(path).write_text("cleaned"))
 
