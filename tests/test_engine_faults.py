@@ -94,6 +94,62 @@ def test_a_killed_chain_process_gives_a_clear_error_and_the_next_fit_works(
     assert idata.posterior.sizes["chain"] == 2 and idata.posterior.sizes["draw"] == 40
 
 
+# --- the process running a fit is killed ---
+
+FIT_TO_KILL = """
+from bayes_hier.engines import PyStanEngine, SamplerSettings
+from bayes_hier.stan_programs import load_program
+from tests.test_engines import hierarchical_input
+
+data, inits = hierarchical_input()
+settings = SamplerSettings(chains=2, draws=200_000, warmup=200, seed=1, inits=inits(2))
+PyStanEngine().sample(load_program("hierarchical"), data, settings)
+"""
+
+
+def _ended(pid: int) -> bool:
+    psutil = pytest.importorskip("psutil")
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.mark.stan
+def test_the_chain_processes_of_a_killed_fit_end_with_it(engine, tmp_path):
+    """A Python process killed during a fit (SIGKILL: a restarted Jupyter kernel, a job
+    scheduler) takes its chain processes with it. httpstan's own pool kept them alive for ever,
+    waiting for their next task (measured: still there minutes later)."""
+    if engine.name != "pystan":
+        pytest.skip("httpstan's process pool concerns pystan")
+    psutil = pytest.importorskip("psutil")
+    root = Path(__file__).resolve().parents[1]
+    environment = {**os.environ, "PYTHONPATH": str(root), "TMPDIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", FIT_TO_KILL], cwd=root, env=environment, start_new_session=True
+    )
+    chains: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.glob("httpstan_*.sock")):  # a chain has been handed to the pool
+            assert time.monotonic() < deadline and process.poll() is None, "no fit started"
+            time.sleep(0.05)
+        time.sleep(1.0)
+        chains = [child.pid for child in psutil.Process(process.pid).children(recursive=True)]
+        assert chains, "no chain process found"
+        process.kill()
+        process.wait(60)
+        deadline = time.monotonic() + 60
+        while not all(_ended(pid) for pid in chains) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [pid for pid in chains if not _ended(pid)] == [], "chain processes outlived it"
+    finally:
+        process.kill()
+        for pid in chains:
+            if not _ended(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 # --- a chain process still running when the interpreter exits ---
 
 STUCK_CHAIN_AT_EXIT = """

@@ -12,7 +12,9 @@ habits are handled here:
 * each chain talks to the server through a Unix socket ``httpstan_*.sock`` made with
   :func:`tempfile.mkstemp` and never removed; they are removed after the fit;
 * when a chain process dies (killed, e.g. by the out-of-memory killer), the pool is "broken"
-  and refuses every later fit; it is replaced by a new pool.
+  and refuses every later fit; it is replaced by a new pool;
+* the chain processes of its pool outlive a parent that is killed; the pool is replaced, before
+  the first fit, by one whose processes end with their parent (:func:`use_own_pool`).
 
 A replacement pool only works if its workers are forked from the thread that first loaded the
 compiled model into this process: Stan keeps its autodiff stack in thread-local storage, set up
@@ -244,9 +246,10 @@ def _messages_stored_uncompressed() -> Iterator[None]:
 @contextlib.contextmanager
 def httpstan_fit_scope() -> Iterator[None]:
     """One pystan fit that leaves nothing behind: no stored fit, no socket file, and a usable
-    process pool (replaced first if an earlier fit broke it); the chains' output is stored,
-    not compressed (:class:`_StoringZlib`)."""
+    process pool whose processes end with this one (replaced first if an earlier fit broke it);
+    the chains' output is stored, not compressed (:class:`_StoringZlib`)."""
     with _FIT_SCOPE:
+        use_own_pool()
         replace_broken_pool()
         with _removing_sockets(), _unshared_fits_discarded(), _messages_stored_uncompressed():
             yield
@@ -262,6 +265,44 @@ def pool_is_broken() -> bool:
     return bool(getattr(_executor(), "_broken", False))
 
 
+def _init_chain_process() -> None:
+    """Initialiser of the chain processes: httpstan's own (SIGINT ignored), and the process ends
+    with the process that runs the fit, so that a killed Python process or a restarted Jupyter
+    kernel leaves no chain process behind (:func:`~bayes_hier.parallel.end_with_parent`; the
+    clean-ups this process inherited by the fork belong to its parent and are not run)."""
+    import httpstan.services_stub as stub
+
+    from ..parallel import end_with_parent
+
+    stub.init_worker()
+    end_with_parent(run_cleanups=False)
+
+
+class _ChainPool(concurrent.futures.ProcessPoolExecutor):
+    """httpstan's process pool with chain processes that end with their parent."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            mp_context=multiprocessing.get_context("fork"), initializer=_init_chain_process
+        )
+
+
+def use_own_pool() -> None:
+    """Give httpstan a process pool whose chain processes end with this process
+    (:func:`_init_chain_process`) in place of the one it made at import, whose processes
+    outlive a killed parent (measured: the chain processes of a fit whose Python process was
+    killed with SIGKILL were still there minutes later). Its workers, if any, are terminated and
+    reaped; the new pool starts its processes at the first fit, from the thread that runs it."""
+    import httpstan.services_stub as stub
+
+    if isinstance(stub.executor, _ChainPool):
+        return
+    old = stub.executor
+    _terminate_workers(old)
+    old.shutdown(wait=True, cancel_futures=True)
+    stub.executor = _ChainPool()
+
+
 def replace_broken_pool() -> bool:
     """Replace httpstan's process pool by a new one if it is broken; say whether it was.
 
@@ -274,9 +315,7 @@ def replace_broken_pool() -> bool:
     broken = stub.executor
     _terminate_workers(broken)
     broken.shutdown(wait=True, cancel_futures=True)
-    stub.executor = concurrent.futures.ProcessPoolExecutor(
-        mp_context=multiprocessing.get_context("fork"), initializer=stub.init_worker
-    )
+    stub.executor = _ChainPool()
     return True
 
 

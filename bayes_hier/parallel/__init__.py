@@ -16,6 +16,7 @@ from .executors import (
 from .processes import (
     TERMINATE_TIMEOUT,
     descendants,
+    end_with_parent,
     register_process_cleanup,
     run_process_cleanups,
     terminate_tree,
@@ -39,6 +40,7 @@ __all__ = [
     "TaskStore",
     "WorkerLostError",
     "descendants",
+    "end_with_parent",
     "make_executor",
     "progress_bar_class",
     "register_process_cleanup",

@@ -32,17 +32,15 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..callers import user_stacklevel
-from .processes import run_process_cleanups, terminate_tree
+from .processes import end_with_parent, run_process_cleanups, terminate_tree
 
 
 class ParallelWarning(RuntimeWarning):
@@ -65,28 +63,10 @@ class InlineExecutor(concurrent.futures.Executor):
 def _init_worker() -> None:
     """Initialiser of the local worker processes: SIGINT is ignored (Ctrl-C reaches the whole
     process group; the main process stops the workers and their descendants), and the worker
-    ends with its parent (:func:`_exit_with_parent`)."""
+    ends with its parent (:func:`~bayes_hier.parallel.end_with_parent`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("MPLBACKEND", "Agg")
-    threading.Thread(target=_exit_with_parent, name="bayes_hier-parent-watch", daemon=True).start()
-
-
-def _exit_with_parent() -> None:
-    """Wait until the parent process is gone, then run this worker's process clean-ups (which
-    stop its chain processes) and end it.
-
-    A parent that is killed (SIGTERM, SIGKILL, a job scheduler's time limit) cannot stop its
-    workers. Left alone, a worker finishes its task and then blocks for ever writing the result
-    to a queue no one reads, keeping its own chain processes alive: measured, 2 workers and 4
-    chain processes of a killed ``compare(..., jobs=2)`` were still there a minute later. The
-    parent's sentinel (:func:`multiprocessing.parent_process`) becomes ready when it exits.
-    """
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
-    multiprocessing.connection.wait([parent.sentinel])
-    run_process_cleanups()
-    os._exit(1)
+    end_with_parent()
 
 
 def workers_can_start() -> tuple[bool, str]:
