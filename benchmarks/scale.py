@@ -8,10 +8,11 @@ A study of that shape is simulated (:func:`simulated_study`), then timed:
   time of all 120 pairs is then extrapolated as ``seconds x 120 / pairs measured`` and labelled
   so: the pairs are alike, every model's scores come from the same generator);
 * ``compare(..., method="joint")`` on all 16 models, with one model missing the last two folds
-  of one data set (m03 on d005, as in the public study), at the full size (4 x 1000 after 1000)
-  or with ``--joint-iterations`` warm-up and draws per chain (``subset``; extrapolated as
-  ``seconds x 1000 / iterations`` and labelled so: warm-up iterations can cost more leapfrog
-  steps than draws, so this is a rough figure). With 4 folds for 16 models the joint model uses
+  of one data set (m03 on d005, as in the public study), with its default settings (4 x 1000
+  after 1000, about 12 minutes) or, for a quick look, with ``--joint-iterations`` warm-up and
+  draws per chain (extrapolated as ``seconds x 1000 / iterations`` and labelled so: a short
+  warm-up adapts badly, and 100 iterations gave 255 leapfrog steps per draw where the default
+  fit takes 39, so the figure is far too high). With 4 folds for 16 models the joint model uses
   its fold-level noise (``noise="auto"``); its divergences, R-hat and leapfrog steps per draw are
   reported, and the target counts as met only for a converged fit.
 
@@ -139,7 +140,7 @@ def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: 
 
 
 def scale_benchmark(
-    size: str = "subset", models: int = 6, joint_iterations: int = 100, jobs: int = 2
+    size: str = "subset", models: int = 6, joint_iterations: int = 1000, jobs: int = 2
 ) -> Measured:
     """Markdown lines of the scale section and the row of target 8."""
     if size == "full":
@@ -188,7 +189,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=("full", "subset"), default="subset")
     parser.add_argument("--models", type=int, default=6, help="subset: pairs of the first K")
-    parser.add_argument("--joint-iterations", type=int, default=100)
+    parser.add_argument("--joint-iterations", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     measured = scale_benchmark(args.size, args.models, args.joint_iterations, args.jobs)
