@@ -34,6 +34,7 @@ from bayes_hier.engines._cache import cache_directory
 from bayes_hier.stan_programs import StanProgram, load_program
 
 from .test_engines import hierarchical_input
+from .test_parallel import _gone
 
 TINY = StanProgram(
     name="tiny", code="parameters { real y; } model { y ~ normal(1, 2); }\n// bayes_hier faults"
@@ -107,14 +108,6 @@ PyStanEngine().sample(load_program("hierarchical"), data, settings)
 """
 
 
-def _ended(pid: int) -> bool:
-    psutil = pytest.importorskip("psutil")
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
-
-
 @pytest.mark.stan
 def test_the_chain_processes_of_a_killed_fit_end_with_it(engine, tmp_path):
     """A Python process killed during a fit (SIGKILL: a restarted Jupyter kernel, a job
@@ -140,13 +133,13 @@ def test_the_chain_processes_of_a_killed_fit_end_with_it(engine, tmp_path):
         process.kill()
         process.wait(60)
         deadline = time.monotonic() + 60
-        while not all(_ended(pid) for pid in chains) and time.monotonic() < deadline:
+        while not all(_gone(pid) for pid in chains) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert [pid for pid in chains if not _ended(pid)] == [], "chain processes outlived it"
+        assert [pid for pid in chains if not _gone(pid)] == [], "chain processes outlived it"
     finally:
         process.kill()
         for pid in chains:
-            if not _ended(pid):
+            if not _gone(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
