@@ -295,12 +295,8 @@ def use_own_pool() -> None:
     reaped; the new pool starts its processes at the first fit, from the thread that runs it."""
     import httpstan.services_stub as stub
 
-    if isinstance(stub.executor, _ChainPool):
-        return
-    old = stub.executor
-    _terminate_workers(old)
-    old.shutdown(wait=True, cancel_futures=True)
-    stub.executor = _ChainPool()
+    if not isinstance(stub.executor, _ChainPool):
+        _swap_pool(stub)
 
 
 def replace_broken_pool() -> bool:
@@ -312,11 +308,17 @@ def replace_broken_pool() -> bool:
         return False
     import httpstan.services_stub as stub
 
-    broken = stub.executor
-    _terminate_workers(broken)
-    broken.shutdown(wait=True, cancel_futures=True)
-    stub.executor = _ChainPool()
+    _swap_pool(stub)
     return True
+
+
+def _swap_pool(stub: Any) -> None:
+    """Terminate and reap the workers of httpstan's pool (``stub.executor``), shut it down and
+    put a new :class:`_ChainPool` in its place."""
+    old = stub.executor
+    _terminate_workers(old)
+    old.shutdown(wait=True, cancel_futures=True)
+    stub.executor = _ChainPool()
 
 
 def _terminate_workers(pool: Any, timeout: float = 5.0) -> None:
