@@ -17,7 +17,7 @@ from pathlib import Path
 from bayes_hier import compare, hierarchical_test
 from bayes_hier.compare.core import pair_seed
 from bayes_hier.examples import load_uci_weka
-from benchmarks.measure import Stopwatch, commit, now
+from benchmarks.measure import Stopwatch, commit, load_averages, now
 
 ROPE = 1.0
 SEED = 1
@@ -54,7 +54,7 @@ def report(jobs: int, watch: Stopwatch, result, checks: list[str]) -> str:
     """The Markdown report."""
     table = result.pairs
     seconds = watch.wall
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_averages()
     lines = [
         "# Benchmark: compare() on the real data",
         "",

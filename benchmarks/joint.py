@@ -35,7 +35,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import psutil
 
 from bayes_hier.diagnostics import rank_diagnostics
 from bayes_hier.examples import load_uci_weka
@@ -43,6 +42,8 @@ from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import JointResult, joint_test
 from bayes_hier.joint.result import NEXT_DRAWS_PER_POSTERIOR_DRAW
 from bayes_hier.ranks import ranks_of
+
+from .measure import descendants_cpu_seconds, load_averages
 
 ROPE = 1.0
 SEED = 1
@@ -53,24 +54,6 @@ RUNS_SUBSAMPLED = (1, 3)
 PAIRS_HEADING = "## k = 2 against hierarchical_test"
 FOLDS_HEADING = "## Time against the number of folds"
 KEPT_NOTE = "_Not rerun by the measurement above: kept from an earlier report._"
-
-
-def load() -> str:
-    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
-def children_cpu_seconds() -> float:
-    """User + system CPU seconds of every descendant process: the live ones (httpstan's chain
-    processes stay alive between fits) plus the ended ones this process has waited for."""
-    me = psutil.Process()
-    total = me.cpu_times().children_user + me.cpu_times().children_system
-    for child in me.children(recursive=True):
-        try:
-            times = child.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
 
 
 @dataclass
@@ -93,8 +76,8 @@ class TimedFit:
 
 
 def timed_fit(frame: pd.DataFrame, **options) -> TimedFit:
-    load_before = load()
-    children_before, own_before = children_cpu_seconds(), time.process_time()
+    load_before = load_averages()
+    children_before, own_before = descendants_cpu_seconds(), time.process_time()
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -103,10 +86,10 @@ def timed_fit(frame: pd.DataFrame, **options) -> TimedFit:
     return TimedFit(
         result=result,
         wall=wall,
-        chain_cpu=children_cpu_seconds() - children_before,
+        chain_cpu=descendants_cpu_seconds() - children_before,
         parent_cpu=time.process_time() - own_before,
         load_before=load_before,
-        load_after=load(),
+        load_after=load_averages(),
     )
 
 

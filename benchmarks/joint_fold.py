@@ -17,13 +17,14 @@ probabilities: how much the fold-level structure loses where the full one can be
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import warnings
 
 from bayes_hier.examples import load_uci_weka
 from bayes_hier.few_fold import few_fold_study
 from bayes_hier.joint import JointResult, joint_test
+
+from .measure import load_average
 
 SIZES = {"base": (5, 20), "large": (16, 132)}
 
@@ -47,7 +48,7 @@ def study(size: str, seed: int, failure_rate: float, ties: int | None):
 
 def row(size: str, seed: int, args: argparse.Namespace) -> str:
     frame = study(size, seed, args.failure_rate, args.ties)
-    before = os.getloadavg()[0]
+    before = load_average()
     start = time.perf_counter()
     result = quiet_joint_test(
         frame,

@@ -37,8 +37,9 @@ import numpy as np
 from bayes_hier.joint import JointResult
 from bayes_hier.joint.recovery import RecoveryDesign, simulate_study
 
-from .joint import children_cpu_seconds, code_version, load
+from .joint import code_version
 from .joint_fold import quiet_joint_test
+from .measure import descendants_cpu_seconds, load_averages
 
 HERE = Path(__file__).parent
 
@@ -66,10 +67,10 @@ class RecoveryFit:
 def fit(scenario: str, design: RecoveryDesign, q: int, seed: int, options: dict) -> RecoveryFit:
     """Simulate the scenario's study and fit it (defaults but ``options``), timing the fit."""
     study = simulate_study(scenario, q, design, seed=seed)
-    cpu, start = children_cpu_seconds(), time.time()
+    cpu, start = descendants_cpu_seconds(), time.time()
     result = quiet_joint_test(study.frame, design.rope, models=list(design.models), **options)
-    wall, chain_cpu = time.time() - start, children_cpu_seconds() - cpu
-    return RecoveryFit(scenario, result, wall, chain_cpu, load())
+    wall, chain_cpu = time.time() - start, descendants_cpu_seconds() - cpu
+    return RecoveryFit(scenario, result, wall, chain_cpu, load_averages())
 
 
 def true_next_dataset(design: RecoveryDesign, draws: int = 400_000) -> tuple[float, float]:

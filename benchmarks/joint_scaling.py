@@ -32,8 +32,9 @@ import matplotlib.pyplot as plt
 
 from bayes_hier.few_fold import few_fold_study
 
-from .joint import children_cpu_seconds, code_version, load
+from .joint import code_version
 from .joint_fold import quiet_joint_test
+from .measure import descendants_cpu_seconds, load_averages
 
 HERE = Path(__file__).parent
 #: Iterations (warm-up + draws) and chains of the default fit the CPU time is extrapolated to.
@@ -78,7 +79,7 @@ class ScalingRow:
 def fit_row(k: int, q: int, chains: int, warmup: int, draws: int) -> ScalingRow:
     """Fit the joint model to the k x q x 4 study and measure it."""
     frame = few_fold_study(k, q, 4, seed=1)
-    cpu_before, start = children_cpu_seconds(), time.perf_counter()
+    cpu_before, start = descendants_cpu_seconds(), time.perf_counter()
     result = quiet_joint_test(frame, 0.01, chains=chains, draws=draws, warmup=warmup)
     wall = time.perf_counter() - start
     d = result.diagnostics
@@ -87,7 +88,7 @@ def fit_row(k: int, q: int, chains: int, warmup: int, draws: int) -> ScalingRow:
         q=q,
         noise=result.settings["options"]["noise"],
         wall=wall,
-        chain_cpu=children_cpu_seconds() - cpu_before,
+        chain_cpu=descendants_cpu_seconds() - cpu_before,
         steps_per_draw=float(result.idata.sample_stats["n_steps"].mean()),
         divergences=int(d["divergences"]),
         max_rhat=float(d["max_rhat"]),
@@ -132,7 +133,8 @@ def report(by_k: list[ScalingRow], by_q: list[ScalingRow], args: argparse.Namesp
         "# Benchmark: the joint model's cost against k and q",
         "",
         f"* Measured {now} by `python -m benchmarks.joint_scaling` at {code_version()}; machine: "
-        f"{platform.platform()}, {os.cpu_count()} CPUs; pystan; load average after: {load()}.",
+        f"{platform.platform()}, {os.cpu_count()} CPUs; pystan; load average after: "
+        f"{load_averages()}.",
         f'* Studies: `few_fold_study(k, q, 4, seed=1)`, rope 0.01, fit seed 1, `noise="auto"`; '
         f"{args.chains} chains x ({args.warmup} warm-up + {args.draws} draws) per fit (Stan's "
         "whole adaptation schedule, with shorter windows than the default 1000 warm-up "

@@ -27,13 +27,19 @@ def load_average() -> float:
     return os.getloadavg()[0]
 
 
-def cpu_seconds() -> float:
-    """CPU seconds (user + sys) used so far by this process and its descendants (see module)."""
+def load_averages() -> str:
+    """The 1, 5 and 15-minute load averages, as text (``"1.3, 1.1, 0.9"``)."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def descendants_cpu_seconds() -> float:
+    """CPU seconds (user + sys) of this process's descendants: those still alive (httpstan's
+    chain processes stay alive between fits) plus the ended ones it has waited for."""
     import psutil
 
     me = psutil.Process()
     own = me.cpu_times()
-    total = own.user + own.system + own.children_user + own.children_system
+    total = own.children_user + own.children_system
     for child in me.children(recursive=True):
         try:
             times = child.cpu_times()
@@ -41,6 +47,14 @@ def cpu_seconds() -> float:
             continue
         total += times.user + times.system
     return total
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + sys) used so far by this process and its descendants (see module)."""
+    import psutil
+
+    own = psutil.Process().cpu_times()
+    return own.user + own.system + descendants_cpu_seconds()
 
 
 @dataclass
