@@ -18,8 +18,8 @@ Per fit it records the wall time and the CPU seconds of the chain processes, the
 P(best) and the expected rank of the better model (``one_better``) and the pairs' P(rope) on a
 new data set and for the population mean (``all_equal``). Writes ``benchmarks/JOINT_RECOVERY.md``.
 
-One default fit of 16 x 132 x 4 took 11.8 minutes on 2 cores (16.4 at adapt_delta 0.95;
-JOINT_RECOVERY.md): run nothing else heavy at the same time.
+One default fit of 16 x 132 x 4 takes 12-14 minutes on 2 cores (JOINT_RECOVERY.md): run nothing
+else heavy at the same time.
 """
 
 from __future__ import annotations

@@ -307,3 +307,46 @@ def test_simulated_fold_scores_have_the_stated_contrast_covariance():
     expected = (1 - 0.2) * simulated.truth["Omega"][0]
     se = np.sqrt((expected**2 + np.outer(np.diag(expected), np.diag(expected))) / y.shape[0])
     assert np.all(np.abs(estimate - expected) < 4 * se)
+
+
+def test_completion_reports_the_spread_whatever_the_sign_of_its_coordinate():
+    """``joint_fold.stan`` samples ω as a signed coordinate ω̃ (ω = |ω̃|; the model depends on ω̃ and
+    η_i only through ω̃η_i). Draws (ω̃, η) and (−ω̃, −η) complete to the same quantities, with
+    ``noise_spread`` = |ω̃| ≥ 0, and a draw with ω̃ alone negated does not."""
+    import arviz as az
+
+    from bayes_hier.joint.posterior import complete_posterior
+
+    blocks = _few_fold_blocks(missing=[(1, 3)])
+    data = _data(blocks, rho=np.full(len(blocks), 0.25))
+    model_input = build_joint_input(
+        data, Rope(-0.01, 0.01), JointPrior(), np.random.default_rng(0), noise="fold"
+    )
+    inits = initial_values(model_input, 3, np.random.default_rng(5))
+    posterior = {
+        name: np.stack([init[name] for init in inits])[None]
+        for name in inits[0]
+        if name != "population_corr"
+    }
+    posterior["population_factor"] = np.stack(
+        [np.diag(init["population_sd"]) @ init["population_corr"] for init in inits]
+    )[None]
+    rng = np.random.default_rng(9)
+    posterior["noise_spread"] = np.array([[0.7, -0.4, 1.3]])
+    posterior["noise_raw"] = rng.normal(0, 1, posterior["noise_raw"].shape)
+
+    def completed(spread_sign: float, raw_sign: float):
+        draws = dict(posterior)
+        draws["noise_spread"] = spread_sign * posterior["noise_spread"]
+        draws["noise_raw"] = raw_sign * posterior["noise_raw"]
+        idata = az.from_dict(posterior=draws)
+        return complete_posterior(
+            idata, model_input, data.models, data.datasets, np.random.default_rng(2)
+        ).posterior
+
+    plain, flipped, spread_only = completed(1, 1), completed(-1, -1), completed(-1, 1)
+    np.testing.assert_array_equal(plain["noise_spread"].values, [[0.7, 0.4, 1.3]])
+    np.testing.assert_array_equal(flipped["noise_spread"].values, plain["noise_spread"].values)
+    for name in ("noise_sd", "sigma", "mu", "delta0", "sigma0"):
+        np.testing.assert_allclose(flipped[name].values, plain[name].values, rtol=1e-12)
+    assert not np.allclose(spread_only["noise_sd"].values, plain["noise_sd"].values, equal_nan=True)

@@ -61,7 +61,7 @@ def _random_points(model_input, count: int = 4) -> list[dict]:
         random_population_point(point, rng)
         point["noise_level"] = rng.normal(0, 0.5, point["noise_level"].size)
         point["model_noise_raw"] = rng.normal(0, 1, d)
-        point["noise_spread"] = float(rng.uniform(0.1, 1.5))
+        point["noise_spread"] = float(rng.choice([-1, 1]) * rng.uniform(0.1, 1.5))
         point["noise_raw"] = rng.normal(0, 1, point["noise_raw"].shape)
         randomise_mixing(point, rng)
     return points
@@ -71,8 +71,9 @@ def _reference_log_density(model_input, point) -> float:
     """The model in NumPy/scipy, each data set's likelihood the literal normal of its observed
     models' contrasts (θ_i integrated out) with Ω_i = C_i diag(σ_i²) C_iᵀ; log σ_im restated
     from the coordinates (the level λ_i at the root mean square over the models run); the
-    priors: Σ₀'s as in the full model, standard normal κ_raw and η_raw,i, half-normal ω, flat
-    λ_i (normal with the calibration prior)."""
+    priors: Σ₀'s as in the full model, standard normal κ_raw and η_raw,i, standard normal on the
+    signed coordinate ω̃ of ω = |ω̃| (the half-normal on ω), flat λ_i (normal with the calibration
+    prior)."""
     data = model_input.data
     k = data["k"]
     contrasts = helmert_contrasts(k)
@@ -82,7 +83,7 @@ def _reference_log_density(model_input, point) -> float:
     log_prior, population = population_log_prior(data, point, inverse_tau)
     log_prior += mixture_log_prior
     log_prior += stats.norm.logpdf(point["model_noise_raw"]).sum()
-    log_prior += np.log(2) + stats.norm.logpdf(point["noise_spread"])
+    log_prior += stats.norm.logpdf(point["noise_spread"])
     log_prior += stats.norm.logpdf(point["noise_raw"]).sum()
     if calibration:
         log_prior += stats.norm(0, data["theta0_prior_sd"]).logpdf(theta0).sum()
@@ -117,6 +118,25 @@ def test_fold_program_states_the_literal_model(fold_engine, nu_prior):
     expected = [_reference_log_density(model_input, point) for point in points]
     assert np.ptp(closed) > 1.0
     np.testing.assert_allclose(closed, expected, rtol=1e-9)
+
+
+def test_fold_program_depends_on_the_spread_through_its_product_with_the_deviations(fold_engine):
+    """The signed coordinate ω̃ of the spread: (ω̃, η_raw) and (−ω̃, −η_raw) have the same log
+    density (the model sees ω̃η_i only, and ω̃'s prior is symmetric), and negating ω̃ alone moves
+    it, so the sampler's two mirror images of every posterior point are the same model."""
+    model_input = _input("hierarchical")
+    points = _random_points(model_input)
+    mirrored = [
+        {**point, "noise_spread": -point["noise_spread"], "noise_raw": -point["noise_raw"]}
+        for point in points
+    ]
+    half = [{**point, "noise_spread": -point["noise_spread"]} for point in points]
+    program = load_program("joint_fold")
+    closed = fold_engine.log_density(program, model_input.data, points)
+    np.testing.assert_allclose(
+        fold_engine.log_density(program, model_input.data, mirrored), closed, rtol=1e-12
+    )
+    assert np.min(np.abs(fold_engine.log_density(program, model_input.data, half) - closed)) > 1e-3
 
 
 def test_fold_calibration_prior(fold_engine):

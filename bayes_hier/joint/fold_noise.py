@@ -25,6 +25,12 @@ s_i, the level its contrasts measure best, :func:`root_mean_square_level`; s_i a
 level, :func:`noise_levels`; with a calibration prior λ_i ~ N(0, sd²) and s_i = 1). A proper
 prior on the model-level spread is needed: contrasts cannot tell a model without noise from the
 shared fold term, so the likelihood stays finite as σ_im → 0.
+
+The sampler's coordinate of ω is signed: ω̃ ~ N(0, 1) on the whole line and ω = |ω̃|. The model
+sees ω̃ only in ω̃η_i, the same for (ω̃, η) and (−ω̃, −η), so :func:`log_sigmas` takes ω̃ as
+sampled and the completion reports |ω̃|. A positive ω sampled on the log scale had a wall at
+the top of its posterior (held there by all q·k scales at once) next to a long tail down to
+ω = 0 (models with alike noise), where the sampler diverged.
 """
 
 from __future__ import annotations
@@ -89,9 +95,10 @@ def log_sigmas(
     noise_raw: np.ndarray,
 ) -> np.ndarray:
     """log σ_im (…, q, k) from the sampler's coordinates: log s_i + λ_i + r_im − ½ log of the mean
-    of exp(2r_im) over the models run on data set i (``stan_data["run"]``), r_im = κ_m + ω η_im
-    with κ = Cᵀκ_raw and η_i = Cᵀη_raw,i (λ: (…, q); κ_raw: (…, k − 1); ω: (…); η_raw:
-    (…, q, k − 1)). Values for models not run on a data set are computed alike and not used."""
+    of exp(2r_im) over the models run on data set i (``stan_data["run"]``), r_im = κ_m + ω̃ η_im
+    with κ = Cᵀκ_raw and η_i = Cᵀη_raw,i (λ: (…, q); κ_raw: (…, k − 1); ω̃, the signed
+    coordinate of ω: (…); η_raw: (…, q, k − 1)). Values for models not run on a data set are
+    computed alike and not used."""
     contrasts = helmert_contrasts(noise_raw.shape[-1] + 1)
     model_noise = model_noise_raw @ contrasts
     level = np.asarray(stan_data["log_noise_level"], float) + noise_level

@@ -21,7 +21,7 @@ pair of models in the original units:
   predictive draws;
 * with the fold-level noise (``joint_fold.stan``), Ω_i = C D_iCᵀ from the scales σ_im
   (:mod:`~.fold_noise`), reported as ``noise_sd`` (dataset, model) with their spread
-  ``noise_spread`` (ω).
+  ``noise_spread`` (ω, the absolute value of the sampler's signed coordinate).
 """
 
 from __future__ import annotations
@@ -129,8 +129,8 @@ def _fold_noise(
     posterior: xr.Dataset, model_input: JointModelInput, variables: dict[str, xr.DataArray]
 ) -> np.ndarray:
     """Ω_i of the fold-level noise (:mod:`~.fold_noise`); adds ``noise_sd`` (dataset, model:
-    σ_im in the data's units, NaN where the model was not run) and ``noise_spread`` (ω) to
-    ``variables``."""
+    σ_im in the data's units, NaN where the model was not run) and ``noise_spread`` (ω = |ω̃|,
+    ω̃ the program's signed coordinate) to ``variables``."""
     data = model_input.data
     log_sigma = log_sigmas(
         data,
@@ -142,7 +142,7 @@ def _fold_noise(
     noise_sd = np.where(model_input.observed, model_input.scale * np.exp(log_sigma), np.nan)
     variables["noise_sd"] = xr.DataArray(noise_sd, dims=("chain", "draw", "dataset", "model"))
     variables["noise_spread"] = xr.DataArray(
-        _values(posterior, "noise_spread"), dims=("chain", "draw")
+        np.abs(_values(posterior, "noise_spread")), dims=("chain", "draw")
     )
     return fold_noise_covariances(data, log_sigma)
 
