@@ -26,9 +26,9 @@ level, :func:`noise_levels`; with a calibration prior λ_i ~ N(0, sd²) and s_i 
 prior on the model-level spread is needed: contrasts cannot tell a model without noise from the
 shared fold term, so the likelihood stays finite as σ_im → 0.
 
-The sampler's coordinate of ω is signed: ω̃ ~ N(0, 1) on the whole line and ω = |ω̃|. The model
+The sampler's coordinate of ω is signed: ω̃ ~ N(0, 1) on the whole line and ω = abs(ω̃). The model
 sees ω̃ only in ω̃η_i, the same for (ω̃, η) and (−ω̃, −η), so :func:`log_sigmas` takes ω̃ as
-sampled and the completion reports |ω̃|. A positive ω sampled on the log scale had a wall at
+sampled and the completion reports abs(ω̃). A positive ω sampled on the log scale had a wall at
 the top of its posterior (held there by all q·k scales at once) next to a long tail down to
 ω = 0 (models with alike noise), where the sampler diverged.
 """

@@ -129,7 +129,7 @@ def _fold_noise(
     posterior: xr.Dataset, model_input: JointModelInput, variables: dict[str, xr.DataArray]
 ) -> np.ndarray:
     """Ω_i of the fold-level noise (:mod:`~.fold_noise`); adds ``noise_sd`` (dataset, model:
-    σ_im in the data's units, NaN where the model was not run) and ``noise_spread`` (ω = |ω̃|,
+    σ_im in the data's units, NaN where the model was not run) and ``noise_spread`` (ω = abs(ω̃),
     ω̃ the program's signed coordinate) to ``variables``."""
     data = model_input.data
     log_sigma = log_sigmas(
