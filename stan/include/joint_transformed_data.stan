@@ -4,6 +4,7 @@
   vector[q] n_real = to_vector(n);
   vector[q] a = 1 - rho;                           // eigenvalue of R_i off 1
   vector[q] b = 1 + (n_real - 1) .* rho;           // eigenvalue of R_i on 1
+  real theta0_scale = 1 / sqrt(q);                // sampler's scale of theta0_raw
   // data sets with every model (the original code path) and with some model missing
   int incomplete_count = 0;
   for (i in 1:q) {
