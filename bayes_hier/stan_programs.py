@@ -5,6 +5,11 @@ them as ``bayes_hier/stan`` (``force-include`` in ``pyproject.toml``); a source 
 editable install reads them from the repository. Fragments shared by several programs live in
 ``stan/include`` and are pasted in where a program says ``#include name.stan``, here in Python,
 so that every engine compiles exactly the same text.
+
+A program may ask for options of the Stan compiler (``stanc``) in a line of its own,
+``// stanc options: --O1``; both engines translate it with them. The line is part of the text,
+so of the key under which every engine caches the compiled program: a build without the
+options is never reused for it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,12 @@ from functools import cache
 from pathlib import Path
 
 _INCLUDE = re.compile(r"^[ \t]*#include[ \t]+[\"<]?([\w./-]+?)[\">]?[ \t]*$", re.MULTILINE)
+_STANC_OPTIONS = re.compile(r"^[ \t]*// stanc options:(.*)$", re.MULTILINE)
+
+#: The compiler options a program may ask for: Stan's optimisation levels that every Stan
+#: compiler since 2.27 offers (``--O1``: among others, a matrix of autodiff variables is kept as
+#: one matrix of values and one of adjoints; the log density is the same up to rounding).
+SUPPORTED_STANC_OPTIONS = frozenset({"--O0", "--O1"})
 
 
 def stan_directory() -> Path:
@@ -46,10 +57,34 @@ class StanProgram:
     name: str
     code: str
 
+    def __post_init__(self) -> None:
+        self.stanc_options  # noqa: B018 (an unsupported compiler option fails here)
+
     @property
     def digest(self) -> str:
         """Hash of the program text: the key of the compiled-model caches."""
         return hashlib.sha256(self.code.encode()).hexdigest()[:16]
+
+    @property
+    def stanc_options(self) -> tuple[str, ...]:
+        """The Stan compiler options the program asks for (``// stanc options: ...`` lines).
+
+        Raises
+        ------
+        ValueError
+            An option outside :data:`SUPPORTED_STANC_OPTIONS`.
+        """
+        options = tuple(
+            option for line in _STANC_OPTIONS.findall(self.code) for option in line.split()
+        )
+        unsupported = sorted(set(options) - SUPPORTED_STANC_OPTIONS)
+        if unsupported:
+            raise ValueError(
+                f"The Stan program {self.name!r} asks for the compiler options {unsupported}; "
+                f"supported are {sorted(SUPPORTED_STANC_OPTIONS)}. Change its "
+                "'// stanc options:' line."
+            )
+        return options
 
 
 def _expand(text: str, include_dir: Path, seen: tuple[str, ...] = ()) -> str:

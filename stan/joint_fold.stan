@@ -60,6 +60,12 @@
 // T_i = sum_j (x_ij - xbar_i)(x_ij - xbar_i)' the scatter of the scores themselves (k x k) and
 // S_i = C_i T_i C_i' that of the contrasts.  The mean part is joint.stan's normal density of
 // ybar_i with Omega_i = B_i D_i B_i' (B_i = C_i E_i, E_i selecting the models run).
+//
+// Translated with the Stan compiler's optimisation level --O1, which keeps a matrix of autodiff
+// variables as one matrix of values and one of adjoints: a gradient at 16 models x 132 data sets
+// x 4 folds costs about 1.2 times less (7.0 -> 5.8 ms of CPU, measured).  Both engines read the
+// next line.
+// stanc options: --O1
 functions {
 #include hierarchical_functions.stan
 #include joint_functions.stan

@@ -57,10 +57,11 @@ class FakeCmdStanModel:
     #: (return codes, console text) of the next runs to fail; empty: runs succeed
     failures: list = []  # noqa: RUF012
 
-    def __init__(self, stan_file: str) -> None:
+    def __init__(self, stan_file: str, stanc_options: dict | None = None) -> None:
         from cmdstanpy.utils import get_logger
 
         self.stan_file = stan_file
+        self.stanc_options = stanc_options
         self.name = os.path.basename(stan_file)[: -len(".stan")]
         self.sample_calls: list[dict] = []
         self.log_prob_calls: list[dict] = []
@@ -219,6 +220,19 @@ def test_the_first_compile_says_so_and_a_cached_one_is_silent(fake_cmdstan, capf
     CmdStanPyEngine().compile(tiny_program())  # a new engine, as in another process
     assert capfd.readouterr() == ("", "")
     assert len(FakeCmdStanModel.compilations) == 1
+
+
+def test_the_programs_compiler_options_reach_cmdstanpy_and_its_cache_key(fake_cmdstan):
+    """A program asking for ``--O1`` is compiled with cmdstanpy's ``{"O1": True}`` into an
+    executable of its own; one asking for nothing gets no options."""
+    plain = tiny_program()
+    optimised = tiny_program(TINY + "\n// stanc options: --O1\n")
+    assert optimised.stanc_options == ("--O1",)
+    CmdStanPyEngine().compile(plain)
+    CmdStanPyEngine().compile(optimised)
+    assert [m.stanc_options for m in FakeCmdStanModel.instances] == [None, {"O1": True}]
+    assert len(FakeCmdStanModel.compilations) == 2
+    assert FakeCmdStanModel.compilations[0] != FakeCmdStanModel.compilations[1]
 
 
 def test_progress_is_one_bar_for_all_chains_and_nothing_else(fake_cmdstan, capfd, caplog):

@@ -284,6 +284,22 @@ def test_stanc_gets_minutes_not_httpstans_one_second(monkeypatch):
     assert httpstan.compile.subprocess is subprocess
 
 
+def test_stanc_gets_the_programs_compiler_options():
+    """Inside patient_stanc(("--O1",)), httpstan's translation is Stan's --O1 one (a vector of
+    autodiff variables becomes one ``var_value`` of a vector); outside, the default."""
+    import httpstan.compile
+
+    from bayes_hier.engines._httpstan import patient_stanc
+
+    program = "parameters { vector[3] x; } model { x ~ normal(0, 1); }"
+    with patient_stanc(("--O1",)):
+        optimised, _ = httpstan.compile.compile(program, "optimised_model")
+    default, _ = httpstan.compile.compile(program, "default_model")
+    assert "var_value<Eigen::Matrix<double,-1,1>>" in optimised
+    assert "var_value<Eigen" not in default
+    assert "optimised_model" in optimised
+
+
 def test_fit_scope_stores_the_chains_messages_uncompressed():
     """Inside a fit, httpstan's gzip stream of the chains' messages stores them (level 0): still
     valid gzip with the same content, and no smaller than the messages; outside, httpstan's own

@@ -38,6 +38,23 @@ def test_unknown_program_lists_the_available_ones():
         load_program("nope")
 
 
+def test_compiler_options_are_read_from_the_program_and_checked():
+    from bayes_hier.stan_programs import StanProgram
+
+    code = "parameters { real y; } model { y ~ normal(0, 1); }\n"
+    assert StanProgram("p", code).stanc_options == ()
+    assert StanProgram("p", code + "// stanc options: --O1\n").stanc_options == ("--O1",)
+    assert StanProgram("p", code + "  // stanc options: --O0 --O1\n").stanc_options == (
+        "--O0",
+        "--O1",
+    )
+    assert StanProgram("p", code + "// stanc options --O1\n").stanc_options == ()
+    with pytest.raises(ValueError, match=r"'--O2'.*supported are \['--O0', '--O1'\]"):
+        StanProgram("p", code + "// stanc options: --O1 --O2\n")
+    assert load_program("joint_fold").stanc_options == ("--O1",)
+    assert load_program("hierarchical").stanc_options == ()
+
+
 def test_stan_directory_is_the_repository_copy_in_a_checkout():
     assert (stan_directory() / "hierarchical.stan").is_file()
 

@@ -96,23 +96,30 @@ STANC_TIMEOUT = 600.0
 
 class _PatientSubprocess:
     """Stands in for the :mod:`subprocess` module in ``httpstan.compile``: ``run`` gets at least
-    :data:`STANC_TIMEOUT` seconds."""
+    :data:`STANC_TIMEOUT` seconds, and ``stanc`` gets the program's compiler options (httpstan
+    passes none of its own but ``--name``, ``--warn-pedantic`` and ``--print-cpp``)."""
 
-    def run(self, *arguments: Any, **keywords: Any) -> subprocess.CompletedProcess:
+    def __init__(self, options: tuple[str, ...] = ()) -> None:
+        self.options = options
+
+    def run(self, command: Any, *arguments: Any, **keywords: Any) -> subprocess.CompletedProcess:
         keywords["timeout"] = max(keywords.get("timeout") or 0.0, STANC_TIMEOUT)
-        return subprocess.run(*arguments, **keywords)
+        if self.options:
+            command = [command[0], *self.options, *command[1:]]
+        return subprocess.run(command, *arguments, **keywords)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(subprocess, name)
 
 
 @contextlib.contextmanager
-def patient_stanc() -> Iterator[None]:
-    """During the block, httpstan's call of ``stanc`` may take :data:`STANC_TIMEOUT` seconds."""
+def patient_stanc(options: tuple[str, ...] = ()) -> Iterator[None]:
+    """During the block, httpstan's call of ``stanc`` may take :data:`STANC_TIMEOUT` seconds
+    and is given the compiler ``options`` (e.g. ``("--O1",)``)."""
     import httpstan.compile
 
     original = httpstan.compile.subprocess
-    httpstan.compile.subprocess = _PatientSubprocess()  # type: ignore[assignment]
+    httpstan.compile.subprocess = _PatientSubprocess(options)  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -1,7 +1,8 @@
 """The engine for users with a CmdStan installation: cmdstanpy.
 
 Mirrors :mod:`.pystan_engine`: the same program text (includes already pasted in), written to
-this package's cache directory and compiled there once, under the same file lock. The compiled
+this package's cache directory and compiled there once, under the same file lock, with the
+compiler options the program states (``// stanc options:``, as pystan's engine). The compiled
 executable is keyed by the program text *and* the CmdStan installation (path, version and how
 it was built: :mod:`._cmdstan_install`), and checked to start before it is used: an executable
 built by a CmdStan that has moved or been upgraded fails to start (exit 127, ``libtbb`` not
@@ -53,6 +54,12 @@ CONSOLE_TAIL_LINES = 8
 
 #: "retcodes=[0, -9]" in the message of cmdstanpy's sampling error.
 _RETURN_CODES = re.compile(r"retcodes=\[([^\]]*)\]")
+
+
+def stanc_options(program: StanProgram) -> dict[str, bool] | None:
+    """The program's compiler options as cmdstanpy takes them (``--O1`` -> ``{"O1": True}``)."""
+    options = {option.removeprefix("--"): True for option in program.stanc_options}
+    return options or None
 
 
 class CmdStanPyEngine(Engine):
@@ -121,7 +128,9 @@ class CmdStanPyEngine(Engine):
             if not executable.is_file():
                 announce_compilation(program.name, "CmdStan", "up to a minute or two")
             try:
-                model = cmdstanpy.CmdStanModel(stan_file=str(stan_file))
+                model = cmdstanpy.CmdStanModel(
+                    stan_file=str(stan_file), stanc_options=stanc_options(program)
+                )
             except (RuntimeError, ValueError) as error:
                 raise EngineError(
                     f"Compiling {program.name!r} with CmdStan failed: {error}"

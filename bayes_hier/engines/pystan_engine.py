@@ -154,7 +154,7 @@ class PyStanEngine(Engine):
             private_temporary_folder("bayes_hier_build_") as build,
         ):
             try:
-                with patient_stanc(), build_in(str(build)):
+                with patient_stanc(program.stanc_options), build_in(str(build)):
                     run_in_stan_thread(lambda: asyncio.run(self._compile(program.code)))
             except Exception as error:
                 raise EngineError(
