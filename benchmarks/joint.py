@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import subprocess
 import time
 import warnings
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from bayes_hier.joint import JointResult, joint_test
 from bayes_hier.joint.result import NEXT_DRAWS_PER_POSTERIOR_DRAW
 from bayes_hier.ranks import ranks_of
 
-from .measure import descendants_cpu_seconds, load_averages
+from .measure import commit, descendants_cpu_seconds, load_averages
 
 ROPE = 1.0
 SEED = 1
@@ -257,21 +256,6 @@ def previous_section(path: Path, heading: str) -> list[str]:
     return ["", *section]
 
 
-def code_version() -> str:
-    """The repository's commit (``git describe --always --dirty``), or "unknown"."""
-    try:
-        described = subprocess.run(
-            ["git", "describe", "--always", "--dirty"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return f"commit {described.stdout.strip()}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="benchmarks/JOINT.md")
@@ -279,7 +263,7 @@ def main() -> None:
     parser.add_argument("--pairs", action="store_true", help="also the k = 2 check")
     parser.add_argument("--no-fit", action="store_true", help="skip the 5-model fit")
     parser.add_argument(
-        "--code", default=code_version(), help="the code's version, for the report's header"
+        "--code", default=f"commit {commit()}", help="the code's version, for the report's header"
     )
     args = parser.parse_args()
     out = Path(args.out)

@@ -37,9 +37,8 @@ import numpy as np
 from bayes_hier.joint import JointResult
 from bayes_hier.joint.recovery import RecoveryDesign, simulate_study
 
-from .joint import code_version
 from .joint_fold import quiet_joint_test
-from .measure import descendants_cpu_seconds, load_averages
+from .measure import commit, descendants_cpu_seconds, load_averages
 
 HERE = Path(__file__).parent
 
@@ -142,7 +141,7 @@ def report(
     lines = [
         "# Benchmark: recovery by the joint model at a large study's shape",
         "",
-        f"* Measured {now} by `python -m benchmarks.joint_recovery` at {code_version()}; "
+        f"* Measured {now} by `python -m benchmarks.joint_recovery` at commit {commit()}; "
         f"machine: {platform.platform()}, {os.cpu_count()} CPUs.",
         f"* Study: {design.k} models x {q} data sets x {design.runs} run of {design.folds} folds "
         f"(`bayes_hier.joint.recovery.simulate_study`, study seed {seed}): fold sd "

@@ -32,9 +32,8 @@ import matplotlib.pyplot as plt
 
 from bayes_hier.few_fold import few_fold_study
 
-from .joint import code_version
 from .joint_fold import quiet_joint_test
-from .measure import descendants_cpu_seconds, load_averages
+from .measure import commit, descendants_cpu_seconds, load_averages
 
 HERE = Path(__file__).parent
 #: Iterations (warm-up + draws) and chains of the default fit the CPU time is extrapolated to.
@@ -132,7 +131,7 @@ def report(by_k: list[ScalingRow], by_q: list[ScalingRow], args: argparse.Namesp
     lines = [
         "# Benchmark: the joint model's cost against k and q",
         "",
-        f"* Measured {now} by `python -m benchmarks.joint_scaling` at {code_version()}; machine: "
+        f"* Measured {now} by `python -m benchmarks.joint_scaling` at commit {commit()}; machine: "
         f"{platform.platform()}, {os.cpu_count()} CPUs; pystan; load average after: "
         f"{load_averages()}.",
         f'* Studies: `few_fold_study(k, q, 4, seed=1)`, rope 0.01, fit seed 1, `noise="auto"`; '
