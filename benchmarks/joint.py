@@ -36,11 +36,14 @@ import numpy as np
 import pandas as pd
 
 from bayes_hier.diagnostics import rank_diagnostics
+from bayes_hier.engines import get_engine
 from bayes_hier.examples import load_uci_weka
 from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import JointResult, joint_test
+from bayes_hier.joint.model import FoldNoiseJointModel, JointModel
 from bayes_hier.joint.result import NEXT_DRAWS_PER_POSTERIOR_DRAW
 from bayes_hier.ranks import ranks_of
+from bayes_hier.stan_programs import load_program
 
 from .measure import commit, descendants_cpu_seconds, load_averages
 
@@ -72,6 +75,14 @@ class TimedFit:
         """Mean leapfrog steps per post-warm-up draw (NaN if the engine does not report them)."""
         stats = self.result.idata.sample_stats
         return float(stats["n_steps"].values.mean()) if "n_steps" in stats else float("nan")
+
+
+def compile_joint_programs() -> None:
+    """Compile (or find cached) both programs of the joint model, so that no timed fit includes
+    a compilation (its compiler processes would count as the chains' CPU)."""
+    engine = get_engine("auto")
+    for model in (JointModel, FoldNoiseJointModel):
+        engine.compile(load_program(model.program))
 
 
 def timed_fit(frame: pd.DataFrame, **options) -> TimedFit:
@@ -157,7 +168,7 @@ def fit_lines(fit: TimedFit) -> list[str]:
         "",
         f"* **Wall time: {fit.wall:.1f} s** for {d['chains']} chains x {d['draws']} draws "
         f"(+{result.settings['warmup']} warm-up); load average before: {fit.load_before}, "
-        f"after: {fit.load_after}. Target: 60 s.",
+        f"after: {fit.load_after}. Target: 30 s.",
         f"* **CPU time of the chain processes: {fit.chain_cpu:.1f} s** (user + system, warm-up "
         f"and sampling of {d['chains']} chains), i.e. about {fit.chain_cpu / 2:.0f} s of wall "
         f"time on 2 free cores; this process (data, posterior completion, diagnostics): "
@@ -282,6 +293,7 @@ def main() -> None:
         f"with other sessions; 5 classifiers x 54 data sets x 10x10 CV, rope {ROPE:g}, "
         f"seed {SEED}, pystan, adapt_delta 0.9.",
     ]
+    compile_joint_programs()
     full = None
     if not args.no_fit:
         full = timed_fit(frame)
