@@ -78,9 +78,10 @@ class TimedFit:
 
 
 def compile_joint_programs() -> None:
-    """Compile (or find cached) both programs of the joint model, so that no timed fit includes
-    a compilation (its compiler processes would count as the chains' CPU)."""
-    engine = get_engine("auto")
+    """Compile (or find cached) both programs of the joint model with the engine of the timed
+    fits, so that no timed fit includes a compilation (its compiler processes would count as the
+    chains' CPU)."""
+    engine = get_engine(SETTINGS["engine"])
     for model in (JointModel, FoldNoiseJointModel):
         engine.compile(load_program(model.program))
 
