@@ -20,6 +20,7 @@ from bayes_hier.parallel import (
     run_process_cleanups,
     run_tasks,
     terminate_tree,
+    unguarded_main_line,
     workers_can_start,
 )
 from bayes_hier.parallel import processes as parallel_processes
@@ -125,6 +126,63 @@ def test_a_script_read_from_standard_input_runs_its_tasks_here_and_says_so(tmp_p
     warning_lines = [line for line in output.splitlines() if "ParallelWarning" in line]
     assert len(warning_lines) == 1
     assert "'<stdin>'" in warning_lines[0] and "running in this process" in warning_lines[0]
+
+
+def test_a_script_whose_call_is_not_under_the_main_guard_runs_its_tasks_here_and_says_so(
+    tmp_path,
+):
+    # Spawned workers would run the script's top level again, and with it this call: Python
+    # refuses to start processes from a starting worker, so every worker would die.
+    code, output = run_script(
+        """
+        import math
+        from bayes_hier.parallel import make_executor, run_tasks, unguarded_main_line
+        from bayes_hier.parallel import workers_can_start
+        print("top level", unguarded_main_line())
+        with make_executor(2) as executor:
+            print("results", run_tasks(executor, math.sqrt, [(4.0,), (9.0,)], "t", False))
+
+        def main():
+            print("guarded", unguarded_main_line(), workers_can_start())
+
+        if __name__ == "__main__":
+            main()
+        """,
+        tmp_path,
+    )
+    assert code == 0, output
+    assert "top level 5" in output  # line 1 of the dedented script is empty
+    assert "results [2.0, 3.0]" in output
+    assert "guarded None (True, '')" in output  # main() is called under the guard
+    (warning,) = [line for line in output.splitlines() if "ParallelWarning" in line]
+    assert "script.py:6:" in warning  # reported at the user's call
+    assert "script.py again" in warning and "(line 6)" in warning
+    assert 'if __name__ == "__main__":' in warning and "running in this process" in warning
+
+
+def test_the_main_guard_check_follows_what_workers_run_again(tmp_path):
+    assert unguarded_main_line() is None  # pytest's own entry point is guarded
+    # python -m package runs package/__main__.py, which multiprocessing's workers do not run
+    # again; python -m package.module runs the module, which they do.
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    probe = "from bayes_hier.parallel import unguarded_main_line\nprint(unguarded_main_line())\n"
+    (package / "__main__.py").write_text(probe)
+    (package / "module.py").write_text(probe)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    printed = {
+        name: subprocess.run(
+            [sys.executable, "-m", name],
+            capture_output=True,
+            text=True,
+            timeout=EXIT_TIMEOUT,
+            cwd=tmp_path,
+            env=environment,
+        ).stdout.strip()
+        for name in ("package", "package.module")
+    }
+    assert printed == {"package": "None", "package.module": "2"}
 
 
 def test_workers_can_start_from_a_file_but_not_from_standard_input(monkeypatch, tmp_path):

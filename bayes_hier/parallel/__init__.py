@@ -11,6 +11,7 @@ from .executors import (
     LocalProcessPool,
     ParallelWarning,
     make_executor,
+    unguarded_main_line,
     workers_can_start,
 )
 from .processes import (
@@ -48,6 +49,7 @@ __all__ = [
     "run_tasks",
     "terminate_tree",
     "timed_call",
+    "unguarded_main_line",
     "workers_can_start",
     "workers_of",
 ]

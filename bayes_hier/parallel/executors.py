@@ -4,8 +4,10 @@
 * ``jobs > 1``: :class:`LocalProcessPool`, a :class:`~concurrent.futures.ProcessPoolExecutor` with
   the ``spawn`` start method (a spawned worker is a clean interpreter, safe beside libraries that
   fork processes or hold threads, as Stan's engines do). A spawned worker imports the calling
-  script again; where it cannot (a script read from standard input), :func:`make_executor` says
-  so in one line and runs the tasks in this process instead (:func:`workers_can_start`). A lost
+  script again; where it cannot (a script read from standard input) or where that would run the
+  call again (a script whose call is not under ``if __name__ == "__main__":``),
+  :func:`make_executor` says so in one line and runs the tasks in this process instead
+  (:func:`workers_can_start`). A lost
   worker (killed, out of memory) breaks a process pool; :func:`~bayes_hier.parallel.run_tasks`
   then restarts it (:meth:`LocalProcessPool.restart`).
 * ``scheduler``: a Dask distributed cluster: an address (``tcp://host:8786``), a
@@ -29,8 +31,10 @@ process clean-ups (stopping its chain processes) and exits.
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures
 import contextlib
+import inspect
 import multiprocessing
 import os
 import signal
@@ -74,8 +78,11 @@ def workers_can_start() -> tuple[bool, str]:
 
     A spawned worker runs the main module of this process again (as ``__mp_main__``) from its
     file. A main module that has a file name but no file, such as a script read from standard
-    input (``<stdin>``), makes every worker die at start. A main module without a file name
-    (an interactive session, ``python -c``, Jupyter) is not run again and is fine.
+    input (``<stdin>``), makes every worker die at start. A script whose top-level code starts
+    the workers outside ``if __name__ == "__main__":`` would make every worker run that code,
+    and so try to start workers of its own, which Python refuses while a worker is starting:
+    every worker dies (:func:`unguarded_main_line` finds that case). A main module without a
+    file name (an interactive session, ``python -c``, Jupyter) is not run again and is fine.
     """
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
@@ -84,7 +91,60 @@ def workers_can_start() -> tuple[bool, str]:
             f"worker processes cannot start: they must import this script again and it has no "
             f"file ({path!r}; save it to a .py file and run that file to use several workers)"
         )
+    line = unguarded_main_line()
+    if line is not None:
+        return False, (
+            f"each worker process would run the script {os.path.basename(str(path))} again "
+            f"from the top, and with it this call (line {line}), since it is not under "
+            f'`if __name__ == "__main__":`; put the script\'s work under that line to use '
+            f"several workers"
+        )
     return True, ""
+
+
+def unguarded_main_line() -> int | None:
+    """The line of the main script's top-level statement running now, if that statement is not
+    under ``if __name__ == "__main__":``; ``None`` otherwise, or when it cannot be told.
+
+    The statement is found through the call stack (the frame running the main module's own
+    top-level code) and the script's syntax tree: a top-level ``if`` whose condition reads
+    ``__name__`` counts as the guard, whatever runs inside it (a ``main()`` called there is
+    guarded). No main module file, a package's ``__main__`` module (``python -m package``, which
+    :mod:`multiprocessing` does not run again in its workers), no such frame (the call comes from
+    elsewhere, e.g. a test runner's own guarded entry point) or a file that cannot be parsed
+    gives ``None``.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or not os.path.isfile(path):
+        return None
+    module_name = getattr(getattr(main, "__spec__", None), "name", None) or ""
+    if module_name == "__main__" or module_name.endswith(".__main__"):
+        return None
+    frame = inspect.currentframe()
+    while frame is not None and not (
+        frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)
+    ):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    line = frame.f_lineno
+    try:
+        with open(path, "rb") as source:
+            tree = ast.parse(source.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for statement in tree.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return None if _reads_dunder_name(statement) else line
+    return None
+
+
+def _reads_dunder_name(statement: ast.stmt) -> bool:
+    """Whether ``statement`` is an ``if`` whose condition reads ``__name__`` (the main guard)."""
+    return isinstance(statement, ast.If) and any(
+        isinstance(node, ast.Name) and node.id == "__name__" for node in ast.walk(statement.test)
+    )
 
 
 class LocalProcessPool(concurrent.futures.Executor):
@@ -202,5 +262,6 @@ __all__ = [
     "LocalProcessPool",
     "ParallelWarning",
     "make_executor",
+    "unguarded_main_line",
     "workers_can_start",
 ]
