@@ -20,6 +20,7 @@ from bayes_hier.compare.columns import detect_columns
 from bayes_hier.compare.core import pair_seed
 from bayes_hier.compare.numbers import probability_text
 from bayes_hier.compare.sentences import pair_sentence
+from bayes_hier.compare.tables import display_pairs
 from bayes_hier.frequentist import critical_difference, friedman, wilcoxon_holm
 from bayes_hier.probabilities import Probabilities
 from bayes_hier.seeding import derive_seed
@@ -453,17 +454,30 @@ def test_pairs_that_did_not_converge_declare_nothing_with_the_fits_own_threshold
         "draws": 500,
     }
     bad = {**good, "divergences": 3, "max_rhat": 1.02}
+    thin_tails = {**good, "min_ess_tail": 150.0}  # below 100 per chain: only the tails fail
     result = ManyModelResult(
-        {("x", "y"): Fake(("x", "y"), bad), ("x", "z"): Fake(("x", "z"), good)},
+        {
+            ("x", "y"): Fake(("x", "y"), bad),
+            ("x", "z"): Fake(("x", "z"), good),
+            ("y", "z"): Fake(("y", "z"), thin_tails),
+        },
         models=("x", "y", "z"),
         method="fake",
         rope=Rope(-1, 1),
     )
-    assert result.problems == {("x", "y"): diagnostic_problems(bad)}
-    assert result.not_converged == [("x", "y")]
-    table = result.pairs.set_index("second")
-    assert table.loc["y", "decision"] == "not converged"
-    assert table.loc["z", "decision"] == "z better"
+    assert result.problems == {
+        ("x", "y"): diagnostic_problems(bad),
+        ("y", "z"): diagnostic_problems(thin_tails),
+    }
+    assert result.not_converged == [("x", "y"), ("y", "z")]
+    table = result.pairs.set_index(["first", "second"])
+    assert table.loc[("x", "y"), "decision"] == "not converged"
+    assert table.loc[("x", "z"), "decision"] == "z better"
+    # the table shows the failed check: the tail ESS next to a bulk ESS that passed
+    assert table.loc[("y", "z"), "decision"] == "not converged"
+    assert table.loc[("y", "z"), ["min_ess_bulk", "min_ess_tail"]].tolist() == [350.0, 150.0]
+    shown = display_pairs(result)[["Bulk ESS", "Tail ESS"]]
+    assert shown.values.tolist() == [["350", "300"], ["350", "300"], ["350", "150"]]
     sentence = result.sentences()[0]
     assert sentence.startswith("x vs y: not converged, so no outcome is declared")
     assert "adapt_delta=0.99" in sentence  # the fix is stated

@@ -74,11 +74,12 @@ def _(result: SimplexResult) -> PairEstimate:
 
 
 #: Keys of :func:`pair_diagnostics` (NaN for tests that do not sample with MCMC).
-DIAGNOSTIC_KEYS = ("divergences", "max_rhat", "min_ess_bulk")
+DIAGNOSTIC_KEYS = ("divergences", "max_rhat", "min_ess_bulk", "min_ess_tail")
 
 
 def pair_diagnostics(result: Any) -> dict[str, float]:
-    """Divergences, max R-hat and min bulk ESS of the pair's MCMC (NaN without MCMC)."""
+    """Divergences, max R-hat and min bulk and tail ESS of the pair's MCMC (NaN without MCMC):
+    every quantity the convergence checks read."""
     diagnostics = getattr(result, "diagnostics", None) or {}
     return {key: float(diagnostics.get(key, math.nan)) for key in DIAGNOSTIC_KEYS}
 

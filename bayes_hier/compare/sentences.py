@@ -222,7 +222,8 @@ def warning_lines(result: ResultLike) -> list[str]:
             f"No sampling problem: no pair has divergences, R-hat above {limits.max_rhat} or an "
             f"ESS below {limits.min_ess_per_chain:.0f} per chain (largest R-hat "
             f"{result.pairs['max_rhat'].max():.3f}, smallest bulk ESS "
-            f"{result.pairs['min_ess_bulk'].min():.0f})."
+            f"{result.pairs['min_ess_bulk'].min():.0f}, smallest tail ESS "
+            f"{result.pairs['min_ess_tail'].min():.0f})."
         )
     not_converged = getattr(result, "not_converged", [])
     if not_converged:

@@ -32,7 +32,8 @@ PAIR_HEADERS = {
     "decision": "Decision",
     "divergences": "Div.",
     "max_rhat": "R-hat",
-    "min_ess_bulk": "ESS",
+    "min_ess_bulk": "Bulk ESS",
+    "min_ess_tail": "Tail ESS",
 }
 
 
@@ -57,11 +58,12 @@ def display_pairs(result: ResultLike) -> pd.DataFrame:
     if not _has_interval(result):
         table = table.drop(columns=["interval"])
     if table["max_rhat"].isna().all():
-        table = table.drop(columns=["divergences", "max_rhat", "min_ess_bulk"])
+        table = table.drop(columns=["divergences", "max_rhat", "min_ess_bulk", "min_ess_tail"])
     formats: dict[str, Callable[[float], str]] = {
         "mean_difference": lambda v: fixed(v, decimals),
         "max_rhat": lambda v: fixed(v, 3),
         "min_ess_bulk": lambda v: fixed(v, 0),
+        "min_ess_tail": lambda v: fixed(v, 0),
         "divergences": lambda v: fixed(v, 0),
         "n_datasets": lambda v: fixed(v, 0),
         **{key: toward_half for key in ("p_first_better", "p_rope", "p_second_better")},
@@ -164,7 +166,7 @@ def _negated(result: ResultLike) -> str:
 
 
 def paper_diagnostics(result: ResultLike) -> pd.DataFrame | None:
-    """Divergences, max R-hat and min bulk ESS per pair (``None`` without MCMC)."""
+    """Divergences, max R-hat and min bulk and tail ESS per pair (``None`` without MCMC)."""
     pairs = result.pairs
     if pairs["max_rhat"].isna().all():
         return None
@@ -174,6 +176,7 @@ def paper_diagnostics(result: ResultLike) -> pd.DataFrame | None:
             "Divergences": [fixed(v, 0) for v in pairs["divergences"]],
             "Max R-hat": [fixed(v, 3) for v in pairs["max_rhat"]],
             "Min bulk ESS": [fixed(v, 0) for v in pairs["min_ess_bulk"]],
+            "Min tail ESS": [fixed(v, 0) for v in pairs["min_ess_tail"]],
         }
     )
 
