@@ -125,10 +125,11 @@ def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: 
     d = result.diagnostics
     steps = float(result.idata.sample_stats["n_steps"].mean())
     noise = result.settings["options"]["noise"]
-    converged = d["divergences"] == 0 and d["max_rhat"] <= 1.01
+    converged = not result.not_converged  # the fit's own checks (as compare reports them)
     fit = (
         f"{noise} noise, {d['divergences']} divergences, max R-hat {d['max_rhat']:.3f}, "
-        f"{steps:.0f} steps per draw"
+        f"min ESS bulk {d['min_ess_bulk']:.0f} / tail {d['min_ess_tail']:.0f}, "
+        f"{steps:.0f} steps per draw{'' if converged else ', not converged'}"
     )
     return (
         f'| `compare(method="joint")` | {MODELS} models ({fit}), 4 x {iterations} after '
@@ -137,6 +138,15 @@ def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: 
         f"joint {seconds / 60:.1f} min ({label}; {fit})",
         seconds if converged else None,
     )
+
+
+def not_converged_text(result: object, pairs: int) -> str:
+    """How many of the ``pairs`` read "not converged" (compare's own checks), and which."""
+    failed = result.not_converged
+    if not failed:
+        return f"all {pairs} pairs converged (compare's checks)"
+    names = ", ".join(f"{a} vs {b}" for a, b in failed)
+    return f"{len(failed)} of {pairs} pairs not converged (compare's checks: {names})"
 
 
 def scale_benchmark(
@@ -170,10 +180,14 @@ def scale_benchmark(
         "",
         f"* pairs: {pair_watch.wall / pairs:.1f} s wall and {pair_watch.cpu / pairs:.1f} s CPU "
         f"per pair with jobs={jobs}; divergences {int(table['divergences'].sum())}, max R-hat "
-        f"{table['max_rhat'].max():.4f}.",
+        f"{table['max_rhat'].max():.4f}, min ESS bulk {table['min_ess_bulk'].min():.0f} / tail "
+        f"{table['min_ess_tail'].min():.0f}; {not_converged_text(pair_result, pairs)}.",
         "",
     ]
-    figure = f"120 pairs {all_pairs_s / 60:.1f} min ({pairs_label}); {joint_figure}"
+    figure = (
+        f"120 pairs {all_pairs_s / 60:.1f} min ({pairs_label}; "
+        f"{len(pair_result.not_converged)} of {pairs} not converged); {joint_figure}"
+    )
     if joint_result is None:
         status = f"pairs: {met(all_pairs_s <= PAIRS_TARGET_S)}; joint: not possible"
     elif joint_s is None:
