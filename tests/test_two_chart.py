@@ -10,7 +10,7 @@ from scipy import integrate, special, stats
 
 from bayes_hier import CVData
 from bayes_hier.hierarchical.delta0_coordinate import cauchy_location, delta0_from_coordinate
-from bayes_hier.hierarchical.fit import choose_coordinates
+from bayes_hier.hierarchical.fit import VALLEY_NATS, choose_coordinates, few_fold_valley
 from bayes_hier.hierarchical.likelihood import equicorrelated_log_likelihood
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
 from bayes_hier.hierarchical.two_chart import (
@@ -19,6 +19,7 @@ from bayes_hier.hierarchical.two_chart import (
     draw_noise_scale,
     two_chart_initial_values,
 )
+from bayes_hier.rope import Rope
 
 # (n, rho, xbar, ss, delta0, sigma0, nu, sigma_upper): an outlier known to 500 standard errors
 # at n = 4, a data set inside the population, n = 2, the Gaussian population, a tight sigma bound
@@ -204,14 +205,25 @@ def test_noise_scale_follows_its_truncated_conditional():
     assert stats.kstest(sigma, cdf).pvalue > 0.001
 
 
-def test_auto_coordinates_follow_the_number_of_results():
-    few = CVData(np.zeros((3, 4)) + np.arange(4) * 0.01)
-    many = CVData(np.zeros((3, 10)) + np.arange(10) * 0.01)
-    assert choose_coordinates("auto", few) == "two-chart"
-    assert choose_coordinates("auto", many) == "scale-mixture"
-    assert choose_coordinates("scale-mixture", few) == "scale-mixture"
+def test_auto_coordinates_follow_the_results_and_the_valleys():
+    """Scale mixture with 10 results or more, and with fewer where no data set's mean puts a
+    deep valley between its two explanations; two charts where one does."""
+    rng = np.random.default_rng(3)
+    spread = np.array([-1.5, -0.5, 0.5, 1.5]) * 0.01  # sd 0.013 per data set
+    alike = 0.02 + 0.01 * rng.standard_normal((20, 1)) + spread  # no data set far out
+    outlier = alike.copy()
+    outlier[0] = 0.5 + spread / 10  # far out, known to about 0.001
+    rope = Rope(-0.01, 0.01)
+    few, far = CVData(alike), CVData(outlier)
+    many = CVData(0.02 + 0.01 * rng.standard_normal((20, 1)) + np.linspace(-0.02, 0.02, 10))
+    assert few_fold_valley(few, rope) < VALLEY_NATS < few_fold_valley(far, rope)
+    assert choose_coordinates("auto", few, rope) == "scale-mixture"
+    assert choose_coordinates("auto", far, rope) == "two-chart"
+    assert choose_coordinates("auto", many, rope) == "scale-mixture"
+    assert choose_coordinates("scale-mixture", far, rope) == "scale-mixture"
+    assert choose_coordinates("two-chart", few, rope) == "two-chart"
     with pytest.raises(ValueError, match="'auto', 'scale-mixture' or 'two-chart'"):
-        choose_coordinates("charts", few)
+        choose_coordinates("charts", few, rope)
 
 
 def test_cauchy_location_is_calibrated_and_robust():

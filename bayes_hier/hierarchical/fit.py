@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .._typing import Unpack
 from .._validate import check_bool, check_fraction
-from ..data import CVData, as_cvdata
+from ..data import CVData, as_cvdata, corrected_standard_error
 from ..fitting import SamplerKeywords, SamplerOptions, fit_model, seed_streams
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike
+from .mode_valley import deepest_valley
 from .model import HIERARCHICAL, HierarchicalModel
-from .model_input import HierarchicalPrior
+from .model_input import HierarchicalPrior, spread_constant
 from .result import HierarchicalResult
 from .two_chart import TWO_CHART
 
@@ -22,8 +25,14 @@ COORDINATES: dict[str, HierarchicalModel] = {
     "scale-mixture": HIERARCHICAL,
     "two-chart": TWO_CHART,
 }
-#: ``coordinates="auto"`` takes the two charts when some data set has fewer results than this.
+#: ``coordinates="auto"`` looks at the valleys of the data sets (:data:`VALLEY_NATS`) when some
+#: data set has fewer results than this; with more, the scale mixture is used.
 FEW_RESULTS = 10
+#: ``coordinates="auto"`` takes the two charts when some data set's valley between its two
+#: explanations (:func:`~.mode_valley.deepest_valley`) is deeper than this, in nats. Measured
+#: (``benchmarks/FEW_FOLD.md``): the scale-mixture chains crossed valleys of up to 5.4 nats
+#: (R-hat <= 1.008) and split or stuck from 8.5 nats on.
+VALLEY_NATS = 6.0
 
 
 @records_warnings
@@ -67,11 +76,12 @@ def hierarchical_test(
     With few folds (fewer than 10 results on some data set) that posterior can be bimodal: a data
     set whose precise mean lies far from the others is explained either by the population's
     tail or by noise, and the chains of the scale-mixture coordinates stay in one explanation
-    each (R-hat far above 1.01), or all in the same one, missing the other's mass. The same
-    model is then sampled in two-chart coordinates (``stan/hierarchical_two_chart.stan``):
-    σ_i and the mixing precisions integrated out in closed form and one coordinate per data
-    set that reaches both explanations (:mod:`bayes_hier.hierarchical.two_chart`). Its
-    gradients cost about twice as much.
+    each (R-hat far above 1.01), or all in the same one, missing the other's mass. Where some
+    data set's mean puts a valley of more than 6 nats between the two explanations
+    (:func:`few_fold_valley`), the same model is then sampled in two-chart coordinates
+    (``stan/hierarchical_two_chart.stan``): σ_i and the mixing precisions integrated out in
+    closed form and one coordinate per data set that reaches both explanations
+    (:mod:`bayes_hier.hierarchical.two_chart`). Its gradients cost about twice as much.
 
     Parameters
     ----------
@@ -114,8 +124,10 @@ def hierarchical_test(
     coordinates
         The sampler's coordinates of the same model: ``"scale-mixture"``
         (``stan/hierarchical.stan``), ``"two-chart"`` (``stan/hierarchical_two_chart.stan``) or
-        ``"auto"`` (default): two-chart when some data set has fewer than 10 results, else
-        scale-mixture. Recorded in ``result.settings["coordinates"]``.
+        ``"auto"`` (default): two-chart when some data set has fewer than 10 results and some
+        data set's valley between its two explanations is deeper than 6 nats
+        (:func:`few_fold_valley`), else scale-mixture. Recorded in
+        ``result.settings["coordinates"]``.
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
         ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.95``,
@@ -156,7 +168,7 @@ def hierarchical_test(
     )
     warn = check_bool(warn, "warn")
     hdi_prob = check_fraction(hdi_prob, "hdi_prob")
-    coordinates = choose_coordinates(coordinates, cv)
+    coordinates = choose_coordinates(coordinates, cv, parsed_rope)
     fitted = fit_model(
         COORDINATES[coordinates],
         cv,
@@ -179,11 +191,15 @@ def hierarchical_test(
     )
 
 
-def choose_coordinates(coordinates: str, cv: CVData) -> str:
+def choose_coordinates(coordinates: str, cv: CVData, rope: Rope) -> str:
     """The sampler's coordinates for ``cv``: ``coordinates`` itself, or for ``"auto"``
-    ``"two-chart"`` when some data set has fewer than :data:`FEW_RESULTS` results."""
+    ``"two-chart"`` when some data set has fewer than :data:`FEW_RESULTS` results and some data
+    set's valley between its two explanations is deeper than :data:`VALLEY_NATS`
+    (:func:`few_fold_valley`), else ``"scale-mixture"``."""
     if coordinates == "auto":
-        return "two-chart" if min(cv.n) < FEW_RESULTS else "scale-mixture"
+        if min(cv.n) >= FEW_RESULTS:
+            return "scale-mixture"
+        return "two-chart" if few_fold_valley(cv, rope) > VALLEY_NATS else "scale-mixture"
     if coordinates not in COORDINATES:
         raise ValueError(
             f"coordinates={coordinates!r} is not known; use 'auto', "
@@ -191,6 +207,18 @@ def choose_coordinates(coordinates: str, cv: CVData) -> str:
             + "."
         )
     return coordinates
+
+
+def few_fold_valley(cv: CVData, rope: Rope) -> float:
+    """The deepest valley, in nats, between the two explanations of any data set's mean
+    (:func:`~.mode_valley.deepest_valley`), from the means and corrected standard errors of the
+    differences the model fits: data sets with constant differences given their spread
+    (:func:`~.model_input.spread_constant`, drawn with a fixed seed, so that the choice depends
+    on the data only)."""
+    differences, *_ = spread_constant(cv, rope, np.random.default_rng(0))
+    stds = np.array([np.std(d, ddof=1) for d in differences])
+    standard_errors = corrected_standard_error(stds, cv.n, cv.rho)
+    return deepest_valley(cv.means, standard_errors, cv.n)[0]
 
 
 def prepare_input(
@@ -216,4 +244,12 @@ def prepare_input(
     return cv, cv.rope(rope)
 
 
-__all__ = ["COORDINATES", "FEW_RESULTS", "choose_coordinates", "hierarchical_test", "prepare_input"]
+__all__ = [
+    "COORDINATES",
+    "FEW_RESULTS",
+    "VALLEY_NATS",
+    "choose_coordinates",
+    "few_fold_valley",
+    "hierarchical_test",
+    "prepare_input",
+]
