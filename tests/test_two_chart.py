@@ -9,8 +9,14 @@ import pytest
 from scipy import integrate, special, stats
 
 from bayes_hier import CVData
+from bayes_hier.diagnostics import diagnostic_problems
 from bayes_hier.hierarchical.delta0_coordinate import cauchy_location, delta0_from_coordinate
-from bayes_hier.hierarchical.fit import VALLEY_NATS, choose_coordinates, few_fold_valley
+from bayes_hier.hierarchical.fit import (
+    VALLEY_NATS,
+    choose_coordinates,
+    few_fold_valley,
+    fit_with_fallback,
+)
 from bayes_hier.hierarchical.likelihood import equicorrelated_log_likelihood
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
 from bayes_hier.hierarchical.two_chart import (
@@ -264,3 +270,45 @@ def test_two_chart_input_only_recentres_the_coordinate_of_delta0():
     for init in two_chart_initial_values(robust, 4, np.random.default_rng(2)):
         delta0 = delta0_from_coordinate(init["delta0_raw"], robust.data)
         assert abs(delta0 - centre) < 0.5 * spread
+
+
+def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back():
+    from types import SimpleNamespace
+
+    passed = {"divergences": 0, "max_rhat": 1.004, "min_ess_bulk": 2000.0, "min_ess_tail": 1500.0}
+    failed = {**passed, "min_ess_tail": 250.0}
+    base = {"max_treedepth_hits": 0, "min_ebfmi": 0.8, "chains": 4, "draws": 1000}
+
+    def fitter(outcomes):
+        calls = []
+
+        def fit(name, warn_now):
+            calls.append((name, warn_now))
+            diagnostics = {**base, **outcomes[name]}
+            return SimpleNamespace(
+                diagnostics=diagnostics, problems=diagnostic_problems(diagnostics)
+            )
+
+        return fit, calls
+
+    fit, calls = fitter({"scale-mixture": failed, "two-chart": passed})
+    chosen, fitted, record = fit_with_fallback(fit, "scale-mixture", may_fall_back=True)
+    assert calls == [("scale-mixture", False), ("two-chart", False)]
+    assert chosen == "two-chart" and fitted.diagnostics["min_ess_tail"] == 1500.0
+    assert record == {
+        "fallback_from": {
+            "coordinates": "scale-mixture",
+            "problems": diagnostic_problems({**base, **failed}),
+        }
+    }
+    fit, calls = fitter({"scale-mixture": passed, "two-chart": passed})
+    assert fit_with_fallback(fit, "scale-mixture", may_fall_back=True)[0::2] == (
+        "scale-mixture",
+        {},
+    )
+    assert calls == [("scale-mixture", False)]
+    # a forced choice is kept, and a two-chart fit is never fitted again in the scale mixture
+    fit, calls = fitter({"scale-mixture": failed, "two-chart": failed})
+    assert fit_with_fallback(fit, "scale-mixture", may_fall_back=False)[0] == "scale-mixture"
+    assert fit_with_fallback(fit, "two-chart", may_fall_back=False)[0] == "two-chart"
+    assert calls == [("scale-mixture", False), ("two-chart", False)]

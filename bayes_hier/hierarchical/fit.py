@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -10,7 +10,8 @@ import numpy as np
 from .._typing import Unpack
 from .._validate import check_bool, check_fraction
 from ..data import CVData, as_cvdata, corrected_standard_error
-from ..fitting import SamplerKeywords, SamplerOptions, fit_model, seed_streams
+from ..diagnostics import convergence_problems, warn_on_problems
+from ..fitting import FittedModel, SamplerKeywords, SamplerOptions, fit_model, seed_streams
 from ..issued import records_warnings
 from ..rope import Rope, RopeLike
 from ..seeding import SeedLike
@@ -126,8 +127,10 @@ def hierarchical_test(
         (``stan/hierarchical.stan``), ``"two-chart"`` (``stan/hierarchical_two_chart.stan``) or
         ``"auto"`` (default): two-chart when some data set has fewer than 10 results and some
         data set's valley between its two explanations is deeper than 6 nats
-        (:func:`few_fold_valley`), else scale-mixture. Recorded in
-        ``result.settings["coordinates"]``.
+        (:func:`few_fold_valley`), else scale-mixture; at fewer than 10 results a scale-mixture
+        fit that fails a convergence check is fitted again in two-chart coordinates
+        (:func:`fit_with_fallback`; ``result.settings["fallback_from"]`` then holds the first
+        fit's failed checks). Recorded in ``result.settings["coordinates"]``.
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
         ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.95``,
@@ -168,17 +171,26 @@ def hierarchical_test(
     )
     warn = check_bool(warn, "warn")
     hdi_prob = check_fraction(hdi_prob, "hdi_prob")
-    coordinates = choose_coordinates(coordinates, cv, parsed_rope)
-    fitted = fit_model(
-        COORDINATES[coordinates],
-        cv,
-        rope=parsed_rope,
-        prior=prior,
-        options=options,
-        seed=seed_streams(seed),
-        warn=warn,
-        label=f"hierarchical test {cv.names[0]} vs {cv.names[1]}",
-    )
+    chosen = choose_coordinates(coordinates, cv, parsed_rope)
+    root = seed_streams(seed).seed  # a fresh seed drawn once: every fit below starts from it
+    label = f"hierarchical test {cv.names[0]} vs {cv.names[1]}"
+
+    def fit(name: str, warn_now: bool) -> FittedModel:
+        return fit_model(
+            COORDINATES[name],
+            cv,
+            rope=parsed_rope,
+            prior=prior,
+            options=options,
+            seed=seed_streams(root),
+            warn=warn_now,
+            label=label,
+        )
+
+    may_fall_back = coordinates == "auto" and chosen == "scale-mixture" and min(cv.n) < FEW_RESULTS
+    chosen, fitted, record = fit_with_fallback(fit, chosen, may_fall_back)
+    if warn:
+        warn_on_problems(fitted.problems, label)
     return HierarchicalResult(
         idata=fitted.idata,
         cv=cv,
@@ -186,9 +198,38 @@ def hierarchical_test(
         model_input=fitted.model_input,
         prior=prior,
         diagnostics=fitted.diagnostics,
-        settings={**fitted.settings, "coordinates": coordinates},
+        settings={**fitted.settings, "coordinates": chosen, **record},
         hdi_prob=hdi_prob,
     )
+
+
+def fit_with_fallback(
+    fit: Callable[[str, bool], FittedModel], chosen: str, may_fall_back: bool
+) -> tuple[str, FittedModel, dict[str, Any]]:
+    """Fit in the ``chosen`` coordinates (``fit(coordinates, warn)``, no warnings: the caller
+    warns for the fit it keeps); if ``may_fall_back`` and that fit fails a convergence check
+    (:func:`~bayes_hier.diagnostics.convergence_problems`), fit the same model again in
+    two-chart coordinates and keep that fit (``fit`` starts every fit from the same seed, so
+    it is the fit ``coordinates="two-chart"`` gives).
+
+    Used at few folds where no data set makes a deep valley (:func:`choose_coordinates`): there
+    both coordinates sample the same posterior and either may mix badly (measured: the scale
+    mixture's tail ESS of σ₀ on some pairs, ``benchmarks/FEW_FOLD.md``). Never the other way
+    round: where the scale mixture's chains all sit in one of two modes they pass the checks
+    while missing the other mode's mass, so a fit that passes in two charts is not refitted.
+
+    Returns
+    -------
+    coordinates, fitted, record
+        The coordinates of the fit kept, the fit, and for the settings either ``{}`` or
+        ``{"fallback_from": {"coordinates": ..., "problems": [...]}}`` (the first fit's failed
+        checks).
+    """
+    fitted = fit(chosen, False)
+    if not may_fall_back or not convergence_problems(fitted.diagnostics):
+        return chosen, fitted, {}
+    record = {"fallback_from": {"coordinates": chosen, "problems": list(fitted.problems)}}
+    return "two-chart", fit("two-chart", False), record
 
 
 def choose_coordinates(coordinates: str, cv: CVData, rope: Rope) -> str:
@@ -250,6 +291,7 @@ __all__ = [
     "VALLEY_NATS",
     "choose_coordinates",
     "few_fold_valley",
+    "fit_with_fallback",
     "hierarchical_test",
     "prepare_input",
 ]
