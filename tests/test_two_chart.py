@@ -282,8 +282,8 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
     def fitter(outcomes):
         calls = []
 
-        def fit(name, warn_now):
-            calls.append((name, warn_now))
+        def fit(name):
+            calls.append(name)
             diagnostics = {**base, **outcomes[name]}
             return SimpleNamespace(
                 diagnostics=diagnostics, problems=diagnostic_problems(diagnostics)
@@ -293,7 +293,7 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
 
     fit, calls = fitter({"scale-mixture": failed, "two-chart": passed})
     chosen, fitted, record = fit_with_fallback(fit, "scale-mixture", may_fall_back=True)
-    assert calls == [("scale-mixture", False), ("two-chart", False)]
+    assert calls == ["scale-mixture", "two-chart"]
     assert chosen == "two-chart" and fitted.diagnostics["min_ess_tail"] == 1500.0
     assert record == {
         "fallback_from": {
@@ -306,9 +306,9 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
         "scale-mixture",
         {},
     )
-    assert calls == [("scale-mixture", False)]
+    assert calls == ["scale-mixture"]
     # a forced choice is kept, and a two-chart fit is never fitted again in the scale mixture
     fit, calls = fitter({"scale-mixture": failed, "two-chart": failed})
     assert fit_with_fallback(fit, "scale-mixture", may_fall_back=False)[0] == "scale-mixture"
     assert fit_with_fallback(fit, "two-chart", may_fall_back=False)[0] == "two-chart"
-    assert calls == [("scale-mixture", False), ("two-chart", False)]
+    assert calls == ["scale-mixture", "two-chart"]

@@ -175,7 +175,7 @@ def hierarchical_test(
     root = seed_streams(seed).seed  # a fresh seed drawn once: every fit below starts from it
     label = f"hierarchical test {cv.names[0]} vs {cv.names[1]}"
 
-    def fit(name: str, warn_now: bool) -> FittedModel:
+    def fit(name: str) -> FittedModel:
         return fit_model(
             COORDINATES[name],
             cv,
@@ -183,8 +183,7 @@ def hierarchical_test(
             prior=prior,
             options=options,
             seed=seed_streams(root),
-            warn=warn_now,
-            label=label,
+            warn=False,  # warned below, for the fit kept
         )
 
     may_fall_back = coordinates == "auto" and chosen == "scale-mixture" and min(cv.n) < FEW_RESULTS
@@ -204,10 +203,10 @@ def hierarchical_test(
 
 
 def fit_with_fallback(
-    fit: Callable[[str, bool], FittedModel], chosen: str, may_fall_back: bool
+    fit: Callable[[str], FittedModel], chosen: str, may_fall_back: bool
 ) -> tuple[str, FittedModel, dict[str, Any]]:
-    """Fit in the ``chosen`` coordinates (``fit(coordinates, warn)``, no warnings: the caller
-    warns for the fit it keeps); if ``may_fall_back`` and that fit fails a convergence check
+    """Fit in the ``chosen`` coordinates (``fit(coordinates)``, which issues no warnings: the
+    caller warns for the fit it keeps); if ``may_fall_back`` and that fit fails a convergence check
     (:func:`~bayes_hier.diagnostics.convergence_problems`), fit the same model again in
     two-chart coordinates and keep that fit (``fit`` starts every fit from the same seed, so
     it is the fit ``coordinates="two-chart"`` gives).
@@ -225,11 +224,11 @@ def fit_with_fallback(
         ``{"fallback_from": {"coordinates": ..., "problems": [...]}}`` (the first fit's failed
         checks).
     """
-    fitted = fit(chosen, False)
+    fitted = fit(chosen)
     if not may_fall_back or not convergence_problems(fitted.diagnostics):
         return chosen, fitted, {}
     record = {"fallback_from": {"coordinates": chosen, "problems": list(fitted.problems)}}
-    return "two-chart", fit("two-chart", False), record
+    return "two-chart", fit("two-chart"), record
 
 
 def choose_coordinates(coordinates: str, cv: CVData, rope: Rope) -> str:
