@@ -312,3 +312,44 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
     assert fit_with_fallback(fit, "scale-mixture", may_fall_back=False)[0] == "scale-mixture"
     assert fit_with_fallback(fit, "two-chart", may_fall_back=False)[0] == "two-chart"
     assert calls == ["scale-mixture", "two-chart"]
+
+
+def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
+    from types import SimpleNamespace
+
+    from bayes_hier.hierarchical.fit import EXTENSION_FACTOR, extend_slow_fit, mixes_slowly
+
+    base = {"max_treedepth_hits": 0, "min_ebfmi": 0.8, "chains": 4, "draws": 1000}
+    passed = {
+        **base,
+        "divergences": 0,
+        "max_rhat": 1.004,
+        "min_ess_bulk": 2000.0,
+        "min_ess_tail": 1500.0,
+    }
+    slow_tail = {**passed, "min_ess_tail": 77.0}
+    slow_rhat = {**passed, "max_rhat": 1.037, "min_ess_bulk": 151.0}
+    divergent = {**passed, "divergences": 1}
+    disagreeing = {**passed, "max_rhat": 1.286}
+    no_ess = {**passed, "min_ess_tail": float("nan")}
+    assert [mixes_slowly(d) for d in (passed, slow_tail, slow_rhat)] == [False, True, True]
+    assert [mixes_slowly(d) for d in (divergent, disagreeing, no_ess)] == [False] * 3
+
+    def fitted(diagnostics):
+        return SimpleNamespace(diagnostics=diagnostics, problems=diagnostic_problems(diagnostics))
+
+    calls = []
+
+    def fit(draws):
+        calls.append(draws)
+        return fitted({**passed, "draws": draws})
+
+    kept, record = extend_slow_fit(fit, fitted(slow_tail), 1000, may_extend=True)
+    assert calls == [EXTENSION_FACTOR * 1000] and kept.diagnostics["draws"] == 4000
+    assert record == {"extended_from": {"draws": 1000, "problems": diagnostic_problems(slow_tail)}}
+    assert any("tail ESS is 77" in p for p in record["extended_from"]["problems"])
+    # not extended: draws given by the user (may_extend False), a passed fit, a divergent one
+    for first, may in ((slow_tail, False), (passed, True), (divergent, True), (disagreeing, True)):
+        kept, record = extend_slow_fit(fit, fitted(first), 1000, may_extend=may)
+        assert kept.diagnostics is first and record == {}
+    assert calls == [4000]
