@@ -264,3 +264,26 @@ def test_two_model_summaries_end_with_their_warnings(uci):
     [text] = result.warnings
     assert result.summary().splitlines()[-1] == f"Warning: {text}"
     assert "give the rope in percentage points (e.g. rope=1)" in text
+
+
+def test_pairs_fitted_again_are_named_in_the_method_lines():
+    from types import SimpleNamespace
+
+    from bayes_hier.compare.sentences import refit_sentence
+
+    def pair(**settings):
+        return SimpleNamespace(settings={"chains": 4, "draws": 1000, **settings})
+
+    plain = {("A", "B"): pair()}
+    assert refit_sentence(SimpleNamespace(pair_results=plain)) is None
+    refitted = {
+        **plain,
+        ("A", "C"): pair(fallback_from={"coordinates": "scale-mixture", "problems": ["x"]}),
+        ("B", "C"): pair(draws=4000, extended_from={"draws": 1000, "problems": ["y"]}),
+    }
+    assert refit_sentence(SimpleNamespace(pair_results=refitted)) == (
+        "Refitted: 1 pair(s) failed a convergence check in scale-mixture coordinates and were "
+        "fitted again in two-chart coordinates: A vs C; 1 pair(s) mixed slowly and were fitted "
+        "again with more draws: B vs C (1000 -> 4000 draws per chain). Their diagnostics are "
+        "those of the fit kept."
+    )

@@ -161,6 +161,36 @@ def sampler_sentence(settings: dict[str, Any]) -> str | None:
     return "Settings: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in rest.items()) + "."
 
 
+def refit_sentence(result: ResultLike) -> str | None:
+    """The pairs whose first fit was replaced by a second one (the hierarchical test at few folds:
+    fitted again in two-chart coordinates after failing in the scale mixture, or with more draws
+    after mixing slowly), from each pair's ``settings`` (``None`` when none was)."""
+    fallback, extended = [], []
+    for (first, second), pair in result.pair_results.items():
+        settings = getattr(pair, "settings", None) or {}
+        if "fallback_from" in settings:
+            fallback.append(f"{first} vs {second}")
+        if "extended_from" in settings:
+            extended.append(
+                f"{first} vs {second} ({settings['extended_from']['draws']} -> "
+                f"{settings.get('draws')} draws per chain)"
+            )
+    parts = []
+    if fallback:
+        parts.append(
+            f"{len(fallback)} pair(s) failed a convergence check in scale-mixture coordinates "
+            f"and were fitted again in two-chart coordinates: {', '.join(fallback)}"
+        )
+    if extended:
+        parts.append(
+            f"{len(extended)} pair(s) mixed slowly and were fitted again with more draws: "
+            f"{', '.join(extended)}"
+        )
+    if not parts:
+        return None
+    return "Refitted: " + "; ".join(parts) + ". Their diagnostics are those of the fit kept."
+
+
 def method_lines(result: ResultLike) -> list[str]:
     """Method, prior, seeds and sampler settings in sentences, read from the pair results."""
     pair = first_pair(result)
@@ -196,6 +226,9 @@ def method_lines(result: ResultLike) -> list[str]:
     sampler = sampler_sentence(settings)
     if sampler:
         lines.append(sampler)
+    refit = refit_sentence(result)
+    if refit:
+        lines.append(refit)
     if result.settings.get("options"):
         options = ", ".join(f"{k} {v}" for k, v in result.settings["options"].items())
         lines.append(f"Options given to the test: {options}.")
@@ -264,6 +297,7 @@ __all__ = [
     "method_lines",
     "pair_sentence",
     "prior_sentence",
+    "refit_sentence",
     "sampler_sentence",
     "version_line",
     "warning_lines",
