@@ -108,4 +108,11 @@ def load_program(name: str) -> StanProgram:
     if not path.is_file():
         available = sorted(p.stem for p in directory.glob("*.stan"))
         raise ValueError(f"No Stan program {name!r}; available: {available}")
-    return StanProgram(name=name, code=_expand(path.read_text(), directory / "include"))
+    return program_from_text(name, path.read_text())
+
+
+def program_from_text(name: str, text: str) -> StanProgram:
+    """A program given as text, its ``#include`` fragments taken from the package's
+    ``stan/include`` folder (as :func:`load_program`): for exploration programs kept outside the
+    package, e.g. under ``benchmarks/prototypes``."""
+    return StanProgram(name=name, code=_expand(text, stan_directory() / "include"))

@@ -28,6 +28,7 @@ import time
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from bayes_hier import hierarchical_test
 from bayes_hier.diagnostics import draws_matrix, rank_diagnostics
@@ -159,6 +160,18 @@ def fit_row(
     )
 
 
+def study_and_pairs(
+    size: str, seed: int, pairs: list[str] | None
+) -> tuple[pd.DataFrame, list[tuple[str, ...]]]:
+    """The generator's study of ``size`` (:data:`SIZES`) and ``seed``, and the pairs given as
+    ``"a:b"`` (default: every pair of its models)."""
+    models, datasets = SIZES[size]
+    frame = few_fold_study(models, datasets, seed=seed)
+    if pairs:
+        return frame, [tuple(p.split(":")) for p in pairs]
+    return frame, list(itertools.combinations(sorted(frame["model"].unique()), 2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=list(SIZES), default="base")
@@ -174,13 +187,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     models, datasets = SIZES[args.size]
-    frame = few_fold_study(models, datasets, seed=args.seed)
-    names = sorted(frame["model"].unique())
-    pairs = (
-        [tuple(p.split(":")) for p in args.pairs]
-        if args.pairs
-        else list(itertools.combinations(names, 2))
-    )
+    frame, pairs = study_and_pairs(args.size, args.seed, args.pairs)
     if args.modes:
         for pair in pairs:
             print("\n".join(mode_rows(frame, pair)) + "\n", flush=True)
