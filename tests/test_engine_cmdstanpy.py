@@ -214,7 +214,7 @@ def test_the_first_compile_says_so_and_a_cached_one_is_silent(fake_cmdstan, capf
     first = capfd.readouterr()
     assert first.err == (
         "bayes_hier: compiling the Stan program 'tiny' with CmdStan (first use on this "
-        "machine; up to a minute or two)...\n"
+        "machine; about a minute)...\n"
     )
     assert first.out == ""
     CmdStanPyEngine().compile(tiny_program())  # a new engine, as in another process
@@ -445,7 +445,7 @@ def test_real_cmdstan_first_compile_shows_one_line_and_asking_writes_nothing(
     assert shown.out == ""
     assert shown.err.splitlines() == [
         "bayes_hier: compiling the Stan program 'tiny' with CmdStan (first use on this "
-        "machine; up to a minute or two)..."
+        "machine; about a minute)..."
     ]
     assert real_cmdstan.is_compiled(program) is True
     fingerprint = CmdStanInstallation.current().fingerprint

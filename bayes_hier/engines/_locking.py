@@ -11,7 +11,8 @@ from ..stan_programs import StanProgram
 from ._cache import CACHE_VARIABLE, cache_directory, cache_error
 from .errors import EngineError
 
-#: A first compilation takes about a minute; another process waits at most this long for it.
+#: A first compilation takes one to five minutes
+#: (:data:`~bayes_hier.stan_programs.COMPILE_DURATIONS`); another process waits at most this long.
 COMPILE_LOCK_TIMEOUT = 1800
 
 

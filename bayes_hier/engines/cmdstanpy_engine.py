@@ -126,7 +126,7 @@ class CmdStanPyEngine(Engine):
                 )
                 executable.unlink()
             if not executable.is_file():
-                announce_compilation(program.name, "CmdStan", "up to a minute or two")
+                announce_compilation(program.name, "CmdStan", program.compile_duration)
             try:
                 model = cmdstanpy.CmdStanModel(
                     stan_file=str(stan_file), stanc_options=stanc_options(program)

@@ -148,7 +148,7 @@ class PyStanEngine(Engine):
         import httpstan.cache
 
         writable_directory(httpstan.cache.cache_directory(), HTTPSTAN_CACHE_VARIABLE)
-        announce_compilation(program.name, "pystan", "about a minute")
+        announce_compilation(program.name, "pystan", program.compile_duration)
         with (
             _captured_file_descriptors() as log,
             private_temporary_folder("bayes_hier_build_") as build,
