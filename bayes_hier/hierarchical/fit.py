@@ -249,9 +249,10 @@ def fit_with_fallback(
 
 
 def mixes_slowly(diagnostics: Mapping[str, float]) -> bool:
-    """Whether a fit failed its convergence checks (:func:`~bayes_hier.diagnostics.
-    convergence_problems`) only in the ways longer chains remove: no divergent transition, R-hat
-    computable and at most :data:`SLOW_MIXING_MAX_RHAT`, and the ESS computable but low.
+    """Whether a fit failed its convergence checks
+    (:func:`~bayes_hier.diagnostics.convergence_problems`) only in the ways longer chains
+    remove: no divergent transition, R-hat computable and at most :data:`SLOW_MIXING_MAX_RHAT`,
+    and the ESS computable but low.
 
     R-hat estimates the factor by which the spread of all the draws exceeds that within a chain;
     for chains that mix slowly but explore the same posterior it falls toward 1 as they
