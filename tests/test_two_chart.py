@@ -353,3 +353,21 @@ def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
         kept, record = extend_slow_fit(fit, fitted(first), 1000, may_extend=may)
         assert kept.diagnostics is first and record == {}
     assert calls == [4000]
+
+
+def test_the_summary_says_when_a_fit_replaced_a_first_one():
+    from bayes_hier.hierarchical.result import refit_lines
+
+    assert refit_lines({"coordinates": "scale-mixture", "draws": 1000}) == []
+    settings = {
+        "coordinates": "two-chart",
+        "draws": 4000,
+        "fallback_from": {"coordinates": "scale-mixture", "problems": ["min tail ESS is 292"]},
+        "extended_from": {"draws": 1000, "problems": ["max R-hat is 1.037 > 1.01"]},
+    }
+    assert refit_lines(settings) == [
+        "Fitted again in two-chart coordinates: the scale-mixture fit failed its checks "
+        "(min tail ESS is 292)",
+        "Fitted again with 4000 draws per chain: the fit with 1000 mixed slowly "
+        "(max R-hat is 1.037 > 1.01)",
+    ]

@@ -36,6 +36,27 @@ def hdi(sample: np.ndarray, prob: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def refit_lines(settings: dict[str, Any]) -> list[str]:
+    """Lines of :meth:`HierarchicalResult.summary` saying that the fit reported replaced a first
+    one (``settings["fallback_from"]``: the scale mixture failed and two-chart coordinates were
+    fitted; ``settings["extended_from"]``: the first fit mixed slowly and more draws were
+    taken), with the first fit's failed checks; empty when neither happened."""
+    lines = []
+    fallback = settings.get("fallback_from")
+    if fallback:
+        lines.append(
+            f"Fitted again in {settings.get('coordinates', 'two-chart')} coordinates: the "
+            f"{fallback['coordinates']} fit failed its checks ({' '.join(fallback['problems'])})"
+        )
+    extended = settings.get("extended_from")
+    if extended:
+        lines.append(
+            f"Fitted again with {settings.get('draws')} draws per chain: the fit with "
+            f"{extended['draws']} mixed slowly ({' '.join(extended['problems'])})"
+        )
+    return lines
+
+
 @dataclass(frozen=True)
 class PopulationSummary:
     """Posterior of the population mean difference δ₀ (original units).
@@ -232,6 +253,7 @@ class HierarchicalResult(ComparisonResult, FittedResult):
             f"{d['min_ess_tail']:.0f}, tree-depth hits {d['max_treedepth_hits']}, min E-BFMI "
             f"{d['min_ebfmi']:.2f}" + ("" if not self.settings.get("problems") else " [WARNINGS]"),
         ]
+        lines += refit_lines(self.settings)
         if self.model_input.perturbed:
             lines.append(
                 f"Perturbed (constant differences): {', '.join(self.model_input.perturbed)}"
