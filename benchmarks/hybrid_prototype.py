@@ -2,15 +2,14 @@
 integrated out by quadrature (``benchmarks/prototypes/hierarchical_hybrid.stan``).
 
 The program samples the scale-mixture coordinates of ``stan/hierarchical.stan`` for the data sets
-whose valley between their two explanations (:func:`bayes_hier.hierarchical.mode_valley.
-valley_depth`, the largest over the populations :func:`~bayes_hier.hierarchical.mode_valley.
-deepest_valley` scans) is at most ``--threshold`` nats, and adds for each deeper data set the log
-of its marginal likelihood ∫ L_i(δ) P(δ | δ₀, σ₀, ν) dδ (σ_i and τ_i integrated out in closed form,
-as in ``stan/hierarchical_two_chart.stan``), computed by ``--nodes`` Gauss-Legendre nodes in the
-Cauchy-quantile variable of each of two charts (centre x̄_i, scale se_i; centre δ₀, scale σ₀) with
-the weights g_own^c / (g_A^c + g_B^c), c = 2. The sampler then never meets the two explanations of a
-deep data set. Not done: the draws of the deep data sets' δ_i, σ_i, τ_i (the completion), and the
-simulation-based calibration.
+whose valley between their two explanations
+(:func:`bayes_hier.hierarchical.mode_valley.dataset_valleys`) is at most ``--threshold`` nats, and
+adds for each deeper data set the log of its marginal likelihood ∫ L_i(δ) P(δ | δ₀, σ₀, ν) dδ (σ_i
+and τ_i integrated out in closed form, as in ``stan/hierarchical_two_chart.stan``), computed by
+``--nodes`` Gauss-Legendre nodes in the Cauchy-quantile variable of each of two charts (centre x̄_i,
+scale se_i; centre δ₀, scale σ₀) with the weights g_own^c / (g_A^c + g_B^c), c = 2. The sampler then
+never meets the two explanations of a deep data set. Not done: the draws of the deep data sets' δ_i,
+σ_i, τ_i (the completion), and the simulation-based calibration.
 
 Prints one line per pair: deep data sets and their valleys, divergences, max R-hat, min bulk and
 tail ESS over (δ₀, σ₀, ν's coordinates, the sampled σ_i and τ_i), the three worst elements,
@@ -33,11 +32,11 @@ import numpy as np
 from scipy import stats
 
 from bayes_hier.data import as_cvdata
-from bayes_hier.diagnostics import rank_diagnostics, tail_ess
+from bayes_hier.diagnostics import draws_matrix, rank_diagnostics, tail_ess
 from bayes_hier.engines import get_engine
 from bayes_hier.engines.base import SamplerSettings
-from bayes_hier.hierarchical.delta0_coordinate import cauchy_location, cauchy_population
-from bayes_hier.hierarchical.mode_valley import NU_GRID, SCALE_FACTORS, valley_depth
+from bayes_hier.hierarchical.delta0_coordinate import cauchy_location
+from bayes_hier.hierarchical.mode_valley import dataset_valleys
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input, initial_values
 from bayes_hier.hierarchical.scale_mixture import nu_from_standardised
 from bayes_hier.rope import Rope
@@ -61,19 +60,6 @@ def pair_data(frame, pair: tuple[str, str]):
     return as_cvdata(wide[pair[0]].unstack().to_numpy(), wide[pair[1]].unstack().to_numpy())
 
 
-def data_set_valleys(xbar: np.ndarray, se: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Each data set's deepest valley (nats) over the populations ``deepest_valley`` scans."""
-    centre, scale = cauchy_population(xbar, se)
-    depth = valley_depth(
-        xbar - centre,
-        se,
-        n,
-        scale * np.asarray(SCALE_FACTORS)[:, None, None],
-        np.asarray(NU_GRID)[None, :, None],
-    )
-    return depth.max(axis=(0, 1))
-
-
 def fit(cv, threshold: float, nodes: int, seed: int) -> dict:
     model_input = build_model_input(
         cv, Rope(-ROPE, ROPE), HierarchicalPrior(), np.random.default_rng(0)
@@ -82,8 +68,8 @@ def fit(cv, threshold: float, nodes: int, seed: int) -> dict:
     n = np.asarray(data["n"], float)
     rho, xbar, ss = (np.asarray(data[k], float) for k in ("rho", "xbar", "ss"))
     a, b = 1 - rho, 1 + (n - 1) * rho
-    se = np.sqrt(ss / a / (n / b * (n - 1)))
-    valleys = data_set_valleys(xbar, se, n)
+    se = np.sqrt(ss / a / (n / b * (n - 1)))  # as the program's se_d, to the last bit
+    valleys = dataset_valleys(xbar, se, n)
     deep = valleys > threshold
     shallow = ~deep
     x, w = np.polynomial.legendre.leggauss(nodes)
@@ -120,12 +106,8 @@ def fit(cv, threshold: float, nodes: int, seed: int) -> dict:
     idata = get_engine("pystan").sample(program(), stan_data, settings)
     wall = time.perf_counter() - start
     posterior = idata.posterior
-    columns, labels = [], []
-    for name in CHECKED:
-        values = posterior[name].values
-        columns.append(values.reshape(values.shape[0], values.shape[1], -1))
-        labels += [f"{name}[{i}]" for i in range(columns[-1].shape[2])]
-    draws = np.concatenate(columns, axis=2)
+    draws = draws_matrix(idata, CHECKED)
+    labels = [f"{name}[{i}]" for name in CHECKED for i in range(posterior[name][0, 0].values.size)]
     rhat, bulk = rank_diagnostics(draws)
     tail = tail_ess(draws)
     worst = [f"{labels[i]}: {rhat[i]:.3f}" for i in np.argsort(-np.nan_to_num(rhat))[:3]]

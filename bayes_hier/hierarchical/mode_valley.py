@@ -89,29 +89,38 @@ def _cubic_roots(coefficients: np.ndarray) -> np.ndarray:
     return np.linalg.eigvals(companion)
 
 
-def deepest_valley(means: ArrayLike, standard_errors: ArrayLike, n: ArrayLike) -> tuple[float, int]:
-    """The deepest valley (nats) of any data set's f_i over the populations tried, and that
-    data set's index (-1 with no valley).
+def dataset_valleys(means: ArrayLike, standard_errors: ArrayLike, n: ArrayLike) -> np.ndarray:
+    """Each data set's deepest valley (nats) of f_i over the populations tried (0 where f_i has
+    one mode for all of them).
 
     The populations: δ₀ at the centre of a Cauchy population fitted to the means
     (:func:`~.delta0_coordinate.cauchy_population`), σ₀ at :data:`SCALE_FACTORS` times its scale
     and ν in :data:`NU_GRID`. Data sets with a zero standard error (constant differences before
-    they are given a spread) are taken at the smallest positive one of the others.
+    they are given a spread) are taken at the smallest positive one of the others; with no
+    positive standard error at all, every valley is 0.
     """
     means = np.asarray(means, dtype=float)
     se = np.asarray(standard_errors, dtype=float)
     positive = se[se > 0]
     if positive.size == 0:
-        return 0.0, -1
+        return np.zeros(means.shape)
     se = np.where(se > 0, se, positive.min())
     centre, scale = cauchy_population(means, se)
     factors = np.asarray(SCALE_FACTORS)[:, None, None]
     nus = np.asarray(NU_GRID)[None, :, None]
     depth = valley_depth(means - centre, se, np.asarray(n, dtype=float), scale * factors, nus)
-    per_dataset = depth.max(axis=(0, 1))
+    return depth.max(axis=(0, 1))
+
+
+def deepest_valley(means: ArrayLike, standard_errors: ArrayLike, n: ArrayLike) -> tuple[float, int]:
+    """The deepest valley (nats) of any data set's f_i over the populations tried
+    (:func:`dataset_valleys`), and that data set's index (-1 with no valley)."""
+    per_dataset = dataset_valleys(means, standard_errors, n)
+    if per_dataset.size == 0:
+        return 0.0, -1
     index = int(np.argmax(per_dataset))
     deepest = float(per_dataset[index])
     return (deepest, index) if deepest > 0 else (0.0, -1)
 
 
-__all__ = ["NU_GRID", "SCALE_FACTORS", "deepest_valley", "valley_depth"]
+__all__ = ["NU_GRID", "SCALE_FACTORS", "dataset_valleys", "deepest_valley", "valley_depth"]
