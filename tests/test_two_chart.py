@@ -272,22 +272,36 @@ def test_two_chart_input_only_recentres_the_coordinate_of_delta0():
         assert abs(delta0 - centre) < 0.5 * spread
 
 
-def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back():
+#: Diagnostics of a fit that passes every check (for the fakes of the fit-again tests).
+PASSED = {
+    "max_treedepth_hits": 0,
+    "min_ebfmi": 0.8,
+    "chains": 4,
+    "draws": 1000,
+    "divergences": 0,
+    "max_rhat": 1.004,
+    "min_ess_bulk": 2000.0,
+    "min_ess_tail": 1500.0,
+}
+
+
+def fake_fit(diagnostics):
+    """What the fit-again functions read of a fit: its diagnostics and failed checks."""
     from types import SimpleNamespace
 
-    passed = {"divergences": 0, "max_rhat": 1.004, "min_ess_bulk": 2000.0, "min_ess_tail": 1500.0}
+    return SimpleNamespace(diagnostics=diagnostics, problems=diagnostic_problems(diagnostics))
+
+
+def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back():
+    passed = PASSED
     failed = {**passed, "min_ess_tail": 250.0}
-    base = {"max_treedepth_hits": 0, "min_ebfmi": 0.8, "chains": 4, "draws": 1000}
 
     def fitter(outcomes):
         calls = []
 
         def fit(name):
             calls.append(name)
-            diagnostics = {**base, **outcomes[name]}
-            return SimpleNamespace(
-                diagnostics=diagnostics, problems=diagnostic_problems(diagnostics)
-            )
+            return fake_fit(outcomes[name])
 
         return fit, calls
 
@@ -298,7 +312,7 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
     assert record == {
         "fallback_from": {
             "coordinates": "scale-mixture",
-            "problems": diagnostic_problems({**base, **failed}),
+            "problems": diagnostic_problems(failed),
         }
     }
     fit, calls = fitter({"scale-mixture": passed, "two-chart": passed})
@@ -315,18 +329,9 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
 
 
 def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
-    from types import SimpleNamespace
-
     from bayes_hier.hierarchical.fit import EXTENSION_FACTOR, extend_slow_fit, mixes_slowly
 
-    base = {"max_treedepth_hits": 0, "min_ebfmi": 0.8, "chains": 4, "draws": 1000}
-    passed = {
-        **base,
-        "divergences": 0,
-        "max_rhat": 1.004,
-        "min_ess_bulk": 2000.0,
-        "min_ess_tail": 1500.0,
-    }
+    passed = PASSED
     slow_tail = {**passed, "min_ess_tail": 77.0}
     slow_rhat = {**passed, "max_rhat": 1.037, "min_ess_bulk": 151.0}
     divergent = {**passed, "divergences": 1}
@@ -335,22 +340,19 @@ def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
     assert [mixes_slowly(d) for d in (passed, slow_tail, slow_rhat)] == [False, True, True]
     assert [mixes_slowly(d) for d in (divergent, disagreeing, no_ess)] == [False] * 3
 
-    def fitted(diagnostics):
-        return SimpleNamespace(diagnostics=diagnostics, problems=diagnostic_problems(diagnostics))
-
     calls = []
 
     def fit(draws):
         calls.append(draws)
-        return fitted({**passed, "draws": draws})
+        return fake_fit({**passed, "draws": draws})
 
-    kept, record = extend_slow_fit(fit, fitted(slow_tail), 1000, may_extend=True)
+    kept, record = extend_slow_fit(fit, fake_fit(slow_tail), 1000, may_extend=True)
     assert calls == [EXTENSION_FACTOR * 1000] and kept.diagnostics["draws"] == 4000
     assert record == {"extended_from": {"draws": 1000, "problems": diagnostic_problems(slow_tail)}}
     assert any("tail ESS is 77" in p for p in record["extended_from"]["problems"])
     # not extended: draws given by the user (may_extend False), a passed fit, a divergent one
     for first, may in ((slow_tail, False), (passed, True), (divergent, True), (disagreeing, True)):
-        kept, record = extend_slow_fit(fit, fitted(first), 1000, may_extend=may)
+        kept, record = extend_slow_fit(fit, fake_fit(first), 1000, may_extend=may)
         assert kept.diagnostics is first and record == {}
     assert calls == [4000]
 
