@@ -30,6 +30,7 @@ PRECOMPILE_LANES = (
     (
         "hierarchical",
         "hierarchical_two_chart",
+        "hierarchical_quadrature",
         "hierarchical_matrix",
         "bradley_terry",
         "plackett_luce",

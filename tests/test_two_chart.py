@@ -12,13 +12,14 @@ from bayes_hier import CVData
 from bayes_hier.diagnostics import diagnostic_problems
 from bayes_hier.hierarchical.delta0_coordinate import cauchy_location, delta0_from_coordinate
 from bayes_hier.hierarchical.fit import (
-    VALLEY_NATS,
     choose_coordinates,
     few_fold_valley,
+    fit_and_refit,
     fit_with_fallback,
 )
 from bayes_hier.hierarchical.likelihood import equicorrelated_log_likelihood
 from bayes_hier.hierarchical.model_input import HierarchicalPrior, build_model_input
+from bayes_hier.hierarchical.quadrature import DEEP_NATS
 from bayes_hier.hierarchical.two_chart import (
     build_two_chart_input,
     chart_log_terms,
@@ -38,13 +39,13 @@ CASES = [
 ]
 
 
-def _data(n, rho, xbar, ss, upper):
+def case_data(n, rho, xbar, ss, upper):
     return {"n": [n], "rho": [rho], "xbar": [xbar], "ss": [ss], "sigma_upper": upper}
 
 
 def _chart_density(case):
     n, rho, xbar, ss, delta0, sigma0, nu, upper = case
-    data = _data(n, rho, xbar, ss, upper)
+    data = case_data(n, rho, xbar, ss, upper)
 
     def density(u):
         term_a, term_b, _, _ = chart_log_terms(data, delta0, sigma0, nu, np.array([u]))
@@ -75,7 +76,7 @@ def _scale_mixture_marginal(case) -> float:
     )[0]  # fmt: skip
 
 
-def _integrated_f(case) -> float:
+def integrated_f(case) -> float:
     """∫ f_i(δ) dδ with σ_i and τ_i integrated in closed form (incomplete gamma, Student-t),
     by adaptive quadrature split at the two modes x̄_i and δ₀."""
     n, rho, xbar, ss, delta0, sigma0, nu, upper = case
@@ -112,14 +113,14 @@ def _chart_integral(case) -> float:
 def test_chart_density_integrates_to_the_marginal_likelihood(case):
     """∫ p(u) du = ∫ f_i(δ) dδ = p(x_i | δ₀, σ₀, ν): the hyper-parameters' posterior is the
     model's."""
-    assert _chart_integral(case) == pytest.approx(_integrated_f(case), rel=1e-8)
+    assert _chart_integral(case) == pytest.approx(integrated_f(case), rel=1e-8)
 
 
 @pytest.mark.parametrize("case", CASES[1:], ids=["inside", "n2", "gaussian", "bound"])
 def test_closed_forms_equal_the_scale_mixture_likelihood(case):
     """f_i's closed forms (σ_i and τ_i integrated) equal the double integral of the likelihood of
     ``hierarchical.stan`` over σ_i ~ U(0, σ̄) and τ_i ~ Gamma(ν/2, ν/2)."""
-    assert _integrated_f(case) == pytest.approx(_scale_mixture_marginal(case), rel=1e-7)
+    assert integrated_f(case) == pytest.approx(_scale_mixture_marginal(case), rel=1e-7)
 
 
 def test_outlier_has_both_explanations_near_u_zero():
@@ -127,7 +128,7 @@ def test_outlier_has_both_explanations_near_u_zero():
     chart B at u = 0 is δ = δ₀ (noise); each term is within a few nats of its chart's maximum,
     and the other chart's mode (hundreds of units away) carries a weight below 1e-12."""
     n, rho, xbar, ss, delta0, sigma0, nu, upper = CASES[0]
-    data = _data(n, rho, xbar, ss, upper)
+    data = case_data(n, rho, xbar, ss, upper)
     u = np.linspace(-5, 5, 2001)
     term_a, term_b, delta_a, delta_b = chart_log_terms(data, delta0, sigma0, nu, u)
     assert delta_a[1000] == pytest.approx(xbar) and delta_b[1000] == pytest.approx(delta0)
@@ -142,7 +143,7 @@ def _sample_u(case, size, rng):
     grid = np.concatenate([np.linspace(-3000, -30, 20000), np.linspace(-30, 30, 60001)[1:-1],
                            np.linspace(30, 3000, 20000)])  # fmt: skip
     n, rho, xbar, ss, delta0, sigma0, nu, upper = case
-    terms = chart_log_terms(_data(n, rho, xbar, ss, upper), delta0, sigma0, nu, grid[:, None])
+    terms = chart_log_terms(case_data(n, rho, xbar, ss, upper), delta0, sigma0, nu, grid[:, None])
     values = np.exp(np.logaddexp(terms[0], terms[1])[:, 0])
     cdf = np.concatenate([[0], np.cumsum(np.diff(grid) * (values[1:] + values[:-1]) / 2)])
     return np.interp(rng.random(size) * cdf[-1], cdf, grid)
@@ -153,7 +154,7 @@ def test_completion_draws_delta_from_its_marginal_posterior():
     for the outlier whose f_i has two modes 500 standard errors apart."""
     case = CASES[0]
     n, rho, xbar, ss, delta0, sigma0, nu, upper = case
-    data = _data(n, rho, xbar, ss, upper)
+    data = case_data(n, rho, xbar, ss, upper)
     rng = np.random.default_rng(7)
     u = _sample_u(case, 4000, rng)[:, None]
     term_a, term_b, delta_a, delta_b = chart_log_terms(data, delta0, sigma0, nu, u)
@@ -193,7 +194,7 @@ def test_noise_scale_follows_its_truncated_conditional():
     """σ_i | δ_i has the density ∝ σ^−n exp(−Q/(2σ²)) on (0, σ̄): KS test of 20 000 draws, with
     a bound that truncates three quarters of the untruncated mass."""
     n, rho, xbar, ss, upper = 4, 0.2, 0.5, 2.0, 1.0
-    data = _data(n, rho, xbar, ss, upper)
+    data = case_data(n, rho, xbar, ss, upper)
     delta = np.full((20000, 1), -0.3)
     sigma = draw_noise_scale(data, delta, np.random.default_rng(3))[:, 0]
     a, b = 1 - rho, 1 + (n - 1) * rho
@@ -213,7 +214,8 @@ def test_noise_scale_follows_its_truncated_conditional():
 
 def test_auto_coordinates_follow_the_results_and_the_valleys():
     """Scale mixture with 10 results or more, and with fewer where no data set's mean puts a
-    deep valley between its two explanations; two charts where one does."""
+    deep valley between its two explanations; the deep data sets integrated by quadrature where
+    one does."""
     rng = np.random.default_rng(3)
     spread = np.array([-1.5, -0.5, 0.5, 1.5]) * 0.01  # sd 0.013 per data set
     alike = 0.02 + 0.01 * rng.standard_normal((20, 1)) + spread  # no data set far out
@@ -222,13 +224,14 @@ def test_auto_coordinates_follow_the_results_and_the_valleys():
     rope = Rope(-0.01, 0.01)
     few, far = CVData(alike), CVData(outlier)
     many = CVData(0.02 + 0.01 * rng.standard_normal((20, 1)) + np.linspace(-0.02, 0.02, 10))
-    assert few_fold_valley(few, rope) < VALLEY_NATS < few_fold_valley(far, rope)
+    assert few_fold_valley(few, rope) < DEEP_NATS < few_fold_valley(far, rope)
     assert choose_coordinates("auto", few, rope) == "scale-mixture"
-    assert choose_coordinates("auto", far, rope) == "two-chart"
+    assert choose_coordinates("auto", far, rope) == "quadrature"
     assert choose_coordinates("auto", many, rope) == "scale-mixture"
     assert choose_coordinates("scale-mixture", far, rope) == "scale-mixture"
     assert choose_coordinates("two-chart", few, rope) == "two-chart"
-    with pytest.raises(ValueError, match="'auto', 'scale-mixture' or 'two-chart'"):
+    assert choose_coordinates("quadrature", few, rope) == "quadrature"
+    with pytest.raises(ValueError, match="'auto', 'scale-mixture', 'two-chart', 'quadrature'"):
         choose_coordinates("charts", few, rope)
 
 
@@ -295,19 +298,14 @@ def fake_fit(diagnostics):
 def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back():
     passed = PASSED
     failed = {**passed, "min_ess_tail": 250.0}
+    calls = []
 
-    def fitter(outcomes):
-        calls = []
+    def fit(name):
+        calls.append(name)
+        return fake_fit(passed)
 
-        def fit(name):
-            calls.append(name)
-            return fake_fit(outcomes[name])
-
-        return fit, calls
-
-    fit, calls = fitter({"scale-mixture": failed, "two-chart": passed})
-    chosen, fitted, record = fit_with_fallback(fit, "scale-mixture", may_fall_back=True)
-    assert calls == ["scale-mixture", "two-chart"]
+    chosen, fitted, record = fit_with_fallback(fit, "scale-mixture", fake_fit(failed))
+    assert calls == ["two-chart"]
     assert chosen == "two-chart" and fitted.diagnostics["min_ess_tail"] == 1500.0
     assert record == {
         "fallback_from": {
@@ -315,17 +313,50 @@ def test_a_failed_scale_mixture_fit_is_fitted_again_in_two_charts_and_never_back
             "problems": diagnostic_problems(failed),
         }
     }
-    fit, calls = fitter({"scale-mixture": passed, "two-chart": passed})
-    assert fit_with_fallback(fit, "scale-mixture", may_fall_back=True)[0::2] == (
-        "scale-mixture",
-        {},
-    )
-    assert calls == ["scale-mixture"]
-    # a forced choice is kept, and a two-chart fit is never fitted again in the scale mixture
-    fit, calls = fitter({"scale-mixture": failed, "two-chart": failed})
-    assert fit_with_fallback(fit, "scale-mixture", may_fall_back=False)[0] == "scale-mixture"
-    assert fit_with_fallback(fit, "two-chart", may_fall_back=False)[0] == "two-chart"
-    assert calls == ["scale-mixture", "two-chart"]
+    first = fake_fit(passed)
+    assert fit_with_fallback(fit, "scale-mixture", first) == ("scale-mixture", first, {})
+    assert calls == ["two-chart"]
+
+
+#: Diagnostics of fits that mixed slowly and that diverged.
+SLOW = {**PASSED, "min_ess_tail": 201.0}
+DIVERGED = {**PASSED, "divergences": 2}
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "may_refit", "may_extend", "calls", "kept", "records"),
+    [
+        ({"quadrature": PASSED}, True, True, ["quadrature 1000"], "quadrature", []),
+        # slow mixing: more draws, never two charts
+        ({"quadrature": SLOW}, True, True, ["quadrature 1000", "quadrature 4000"], "quadrature",
+         ["extended_from"]),
+        # divergences: two charts, then more draws there if they mix slowly
+        ({"quadrature": DIVERGED, "two-chart": PASSED}, True, True,
+         ["quadrature 1000", "two-chart 1000"], "two-chart", ["fallback_from"]),
+        ({"scale-mixture": DIVERGED, "two-chart": SLOW}, True, True,
+         ["scale-mixture 1000", "two-chart 1000", "two-chart 4000"], "two-chart",
+         ["fallback_from", "extended_from"]),
+        # draws given by the user: a slow fit falls back instead
+        ({"quadrature": SLOW, "two-chart": PASSED}, True, False,
+         ["quadrature 1000", "two-chart 1000"], "two-chart", ["fallback_from"]),
+        # coordinates forced (no refit) or two charts already
+        ({"quadrature": DIVERGED}, False, False, ["quadrature 1000"], "quadrature", []),
+        ({"two-chart": DIVERGED}, True, True, ["two-chart 1000"], "two-chart", []),
+    ],
+)  # fmt: skip
+def test_a_few_fold_fit_is_fitted_again_by_how_it_failed(
+    outcomes, may_refit, may_extend, calls, kept, records
+):
+    made = []
+
+    def fit(name, draws):
+        made.append(f"{name} {draws}")
+        diagnostics = outcomes[name] if draws == 1000 else {**PASSED, "draws": draws}
+        return fake_fit(diagnostics)
+
+    first = next(iter(outcomes))
+    chosen, _, record = fit_and_refit(fit, first, 1000, may_refit, may_extend)
+    assert made == calls and chosen == kept and list(record) == records
 
 
 def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():

@@ -19,6 +19,7 @@ from ..seeding import SeedLike
 from .mode_valley import deepest_valley
 from .model import HIERARCHICAL, HierarchicalModel
 from .model_input import HierarchicalPrior, spread_constant
+from .quadrature import DEEP_NATS, QUADRATURE
 from .result import HierarchicalResult
 from .two_chart import TWO_CHART
 
@@ -26,15 +27,11 @@ from .two_chart import TWO_CHART
 COORDINATES: dict[str, HierarchicalModel] = {
     "scale-mixture": HIERARCHICAL,
     "two-chart": TWO_CHART,
+    "quadrature": QUADRATURE,
 }
-#: ``coordinates="auto"`` looks at the valleys of the data sets (:data:`VALLEY_NATS`) when some
-#: data set has fewer results than this; with more, the scale mixture is used.
+#: ``coordinates="auto"`` looks at the valleys of the data sets (:data:`~.quadrature.DEEP_NATS`)
+#: when some data set has fewer results than this; with more, the scale mixture is used.
 FEW_RESULTS = 10
-#: ``coordinates="auto"`` takes the two charts when some data set's valley between its two
-#: explanations (:func:`~.mode_valley.deepest_valley`) is deeper than this, in nats. Measured
-#: (``benchmarks/FEW_FOLD.md``): the scale-mixture chains crossed valleys of up to 5.4 nats
-#: (R-hat <= 1.008) and split or stuck from 8.5 nats on.
-VALLEY_NATS = 6.0
 #: At few folds, a fit that failed its convergence checks only by mixing slowly
 #: (:func:`mixes_slowly`) is fitted again with this many times the draws per chain. Measured
 #: (``benchmarks/FEW_FOLD.md``): the two-chart fits of the few-fold base case that failed at 1 000
@@ -87,11 +84,15 @@ def hierarchical_test(
     set whose precise mean lies far from the others is explained either by the population's
     tail or by noise, and the chains of the scale-mixture coordinates stay in one explanation
     each (R-hat far above 1.01), or all in the same one, missing the other's mass. Where some
-    data set's mean puts a valley of more than 6 nats between the two explanations
-    (:func:`few_fold_valley`), the same model is then sampled in two-chart coordinates
-    (``stan/hierarchical_two_chart.stan``): σ_i and the mixing precisions integrated out in
-    closed form and one coordinate per data set that reaches both explanations
-    (:mod:`bayes_hier.hierarchical.two_chart`). Its gradients cost about twice as much.
+    data set's mean puts a valley of more than 2 nats between the two explanations
+    (:func:`few_fold_valley`), such data sets are then integrated out by quadrature
+    (``stan/hierarchical_quadrature.stan``, :mod:`bayes_hier.hierarchical.quadrature`): the
+    sampler sees only the population and the other data sets, and the δ_i, σ_i and τ_i of the
+    integrated data sets are drawn afterwards from their conditionals. The same model can also
+    be sampled in two-chart coordinates (``stan/hierarchical_two_chart.stan``), with σ_i and
+    the mixing precisions integrated out in closed form and one coordinate per data set that
+    reaches both explanations (:mod:`bayes_hier.hierarchical.two_chart`); at few folds a fit that
+    fails its checks otherwise than by mixing slowly is fitted again in them.
 
     Parameters
     ----------
@@ -133,17 +134,21 @@ def hierarchical_test(
         Issue a :class:`~bayes_hier.diagnostics.SamplingWarning` for each failed diagnostic.
     coordinates
         The sampler's coordinates of the same model: ``"scale-mixture"``
-        (``stan/hierarchical.stan``), ``"two-chart"`` (``stan/hierarchical_two_chart.stan``) or
-        ``"auto"`` (default): two-chart when some data set has fewer than 10 results and some
-        data set's valley between its two explanations is deeper than 6 nats
-        (:func:`few_fold_valley`), else scale-mixture; at fewer than 10 results a scale-mixture
-        fit that fails a convergence check is fitted again in two-chart coordinates
-        (:func:`fit_with_fallback`; ``result.settings["fallback_from"]`` then holds the first
-        fit's failed checks). Recorded in ``result.settings["coordinates"]``. Also with
-        ``"auto"`` at fewer than 10 results, when ``draws`` is not given: a fit that failed its
-        checks only by mixing slowly (:func:`mixes_slowly`: no divergence, R-hat at most 1.05)
-        is fitted again with 4 times the draws (:func:`extend_slow_fit`;
-        ``result.settings["extended_from"]`` then holds the first fit's draws and failed checks).
+        (``stan/hierarchical.stan``), ``"two-chart"`` (``stan/hierarchical_two_chart.stan``),
+        ``"quadrature"`` (``stan/hierarchical_quadrature.stan``) or ``"auto"`` (default):
+        quadrature when some data set has fewer than 10 results and some data set's valley
+        between its two explanations is deeper than 2 nats (:func:`few_fold_valley`), else
+        scale-mixture. Recorded in ``result.settings["coordinates"]``. With ``"auto"`` at fewer
+        than 10 results, a fit that fails its checks
+        (:func:`~bayes_hier.diagnostics.convergence_problems`) is fitted again:
+
+        * if it only mixed slowly (:func:`mixes_slowly`: no divergence, R-hat at most 1.05) and
+          ``draws`` was not given, with 4 times the draws (:func:`extend_slow_fit`;
+          ``result.settings["extended_from"]`` then holds the first fit's draws and failed
+          checks);
+        * otherwise in two-chart coordinates (:func:`fit_with_fallback`;
+          ``result.settings["fallback_from"]`` then holds the first fit's failed checks), and
+          that fit with 4 times the draws if it mixes slowly.
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
         ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.95``,
@@ -188,7 +193,7 @@ def hierarchical_test(
     root = seed_streams(seed).seed  # a fresh seed drawn once: every fit below starts from it
     label = f"hierarchical test {cv.names[0]} vs {cv.names[1]}"
 
-    def fit(name: str, draws: int = options.draws) -> FittedModel:
+    def fit(name: str, draws: int) -> FittedModel:
         return fit_model(
             COORDINATES[name],
             cv,
@@ -200,11 +205,9 @@ def hierarchical_test(
         )
 
     few = coordinates == "auto" and min(cv.n) < FEW_RESULTS
-    chosen, fitted, record = fit_with_fallback(fit, chosen, few and chosen == "scale-mixture")
-    fitted, extension = extend_slow_fit(
-        lambda draws: fit(chosen, draws), fitted, options.draws, few and "draws" not in sampler
+    chosen, fitted, record = fit_and_refit(
+        fit, chosen, options.draws, few, may_extend=few and "draws" not in sampler
     )
-    record.update(extension)
     if warn:
         warn_on_problems(fitted.problems, label)
     return HierarchicalResult(
@@ -219,20 +222,53 @@ def hierarchical_test(
     )
 
 
-def fit_with_fallback(
-    fit: Callable[[str], FittedModel], chosen: str, may_fall_back: bool
+def fit_and_refit(
+    fit: Callable[[str, int], FittedModel],
+    chosen: str,
+    draws: int,
+    may_refit: bool,
+    may_extend: bool,
 ) -> tuple[str, FittedModel, dict[str, Any]]:
-    """Fit in the ``chosen`` coordinates (``fit(coordinates)``, which issues no warnings: the
-    caller warns for the fit it keeps); if ``may_fall_back`` and that fit fails a convergence check
-    (:func:`~bayes_hier.diagnostics.convergence_problems`), fit the same model again in
-    two-chart coordinates and keep that fit (``fit`` starts every fit from the same seed, so
-    it is the fit ``coordinates="two-chart"`` gives).
+    """Fit in the ``chosen`` coordinates with ``draws`` per chain (``fit(coordinates, draws)``,
+    every fit from the same seed), and fit again where the checks failed:
 
-    Used at few folds where no data set makes a deep valley (:func:`choose_coordinates`): there
-    both coordinates sample the same posterior and either may mix badly (measured: the scale
-    mixture's tail ESS of σ₀ on some pairs, ``benchmarks/FEW_FOLD.md``). Never the other way
-    round: where the scale mixture's chains all sit in one of two modes they pass the checks
-    while missing the other mode's mass, so a fit that passes in two charts is not refitted.
+    * a fit that only mixed slowly (:func:`mixes_slowly`), if ``may_extend``: with more draws
+      (:func:`extend_slow_fit`);
+    * any other failed fit in the scale-mixture or quadrature coordinates, if ``may_refit``: in
+      two-chart coordinates (:func:`fit_with_fallback`), then with more draws if that fit mixes
+      slowly and ``may_extend``.
+
+    Returns
+    -------
+    coordinates, fitted, record
+        The coordinates of the fit kept, the fit, and for the settings the records of
+        :func:`fit_with_fallback` and :func:`extend_slow_fit` (empty when the first fit is kept).
+    """
+    fitted = fit(chosen, draws)
+    record: dict[str, Any] = {}
+    slow = may_extend and mixes_slowly(fitted.diagnostics)
+    if may_refit and chosen != "two-chart" and not slow:
+        chosen, fitted, record = fit_with_fallback(lambda name: fit(name, draws), chosen, fitted)
+    fitted, extension = extend_slow_fit(lambda more: fit(chosen, more), fitted, draws, may_extend)
+    return chosen, fitted, {**record, **extension}
+
+
+def fit_with_fallback(
+    fit: Callable[[str], FittedModel], chosen: str, fitted: FittedModel
+) -> tuple[str, FittedModel, dict[str, Any]]:
+    """If ``fitted`` (the fit in the ``chosen`` coordinates) failed a convergence check
+    (:func:`~bayes_hier.diagnostics.convergence_problems`), fit the same model again in
+    two-chart coordinates (``fit(coordinates)``, which issues no warnings: the caller warns for
+    the fit it keeps) and keep that fit (``fit`` starts every fit from the same seed, so it is
+    the fit ``coordinates="two-chart"`` gives).
+
+    Used at few folds by :func:`hierarchical_test` for the scale-mixture and quadrature
+    coordinates, unless the fit only mixed slowly (then it is extended instead,
+    :func:`extend_slow_fit`): there either may mix badly or diverge where the other does not
+    (measured: the scale mixture's tail ESS of σ₀ on some pairs, ``benchmarks/FEW_FOLD.md``).
+    Never the other way round: where the scale mixture's chains all sit in one of two modes
+    they pass the checks while missing the other mode's mass, so a fit that passes in two charts
+    is not refitted.
 
     Returns
     -------
@@ -241,8 +277,7 @@ def fit_with_fallback(
         ``{"fallback_from": {"coordinates": ..., "problems": [...]}}`` (the first fit's failed
         checks).
     """
-    fitted = fit(chosen)
-    if not may_fall_back or not convergence_problems(fitted.diagnostics):
+    if not convergence_problems(fitted.diagnostics):
         return chosen, fitted, {}
     record = {"fallback_from": {"coordinates": chosen, "problems": list(fitted.problems)}}
     return "two-chart", fit("two-chart"), record
@@ -297,17 +332,17 @@ def extend_slow_fit(
 
 def choose_coordinates(coordinates: str, cv: CVData, rope: Rope) -> str:
     """The sampler's coordinates for ``cv``: ``coordinates`` itself, or for ``"auto"``
-    ``"two-chart"`` when some data set has fewer than :data:`FEW_RESULTS` results and some data
-    set's valley between its two explanations is deeper than :data:`VALLEY_NATS`
+    ``"quadrature"`` when some data set has fewer than :data:`FEW_RESULTS` results and some data
+    set's valley between its two explanations is deeper than :data:`~.quadrature.DEEP_NATS`
     (:func:`few_fold_valley`), else ``"scale-mixture"``."""
     if coordinates == "auto":
         if min(cv.n) >= FEW_RESULTS:
             return "scale-mixture"
-        return "two-chart" if few_fold_valley(cv, rope) > VALLEY_NATS else "scale-mixture"
+        return "quadrature" if few_fold_valley(cv, rope) > DEEP_NATS else "scale-mixture"
     if coordinates not in COORDINATES:
         raise ValueError(
             f"coordinates={coordinates!r} is not known; use 'auto', "
-            + " or ".join(repr(name) for name in COORDINATES)
+            + ", ".join(repr(name) for name in COORDINATES)
             + "."
         )
     return coordinates
@@ -353,10 +388,10 @@ __all__ = [
     "EXTENSION_FACTOR",
     "FEW_RESULTS",
     "SLOW_MIXING_MAX_RHAT",
-    "VALLEY_NATS",
     "choose_coordinates",
     "extend_slow_fit",
     "few_fold_valley",
+    "fit_and_refit",
     "fit_with_fallback",
     "hierarchical_test",
     "mixes_slowly",

@@ -74,22 +74,21 @@ def store_completed(
     return idata
 
 
-def complete_posterior(
-    idata: az.InferenceData, model_input: ModelInput, rng: np.random.Generator
-) -> az.InferenceData:
-    """Turn the sampler's coordinates into the model's quantities, in the original units.
+def scale_mixture_draws(
+    posterior: xr.Dataset, data: Mapping[str, Any], rng: np.random.Generator
+) -> dict[str, xr.DataArray]:
+    """The model's quantities from the scale-mixture coordinates of ``posterior``, in the
+    sampler's units: the population (:func:`population_draws`) and, per data set of ``data``
+    (``n, xbar, rho``, in the order of the last axis of ``sigma``), ``delta``, ``sigma`` and
+    ``tau``.
 
-    * ν (:func:`population_draws`) and the mixing precisions τ_i from their standardised
-      logarithms (:mod:`.scale_mixture`); with the Gaussian population there are neither
-      (τ_i = 1).
+    * ν and the mixing precisions τ_i from their standardised logarithms (:mod:`.scale_mixture`);
+      with the Gaussian population there are neither (τ_i = 1).
     * The true differences δ_i, integrated out by the Stan program, are drawn from their normal
       full conditional given each draw's δ₀, σ₀, τ_i and σ_i
       (:func:`~.likelihood.delta_full_conditional`): one exact conditional draw per posterior
       draw, so their draws are posterior draws.
-    * Locations and scales are multiplied back by the scale of the data.
     """
-    posterior = idata.posterior
-    data = model_input.data
     variables, gamma = population_draws(posterior, data)
     sigma0, sigma = posterior["sigma0"], posterior["sigma"]
     population_variance = sigma0**2
@@ -113,7 +112,18 @@ def complete_posterior(
     variables["sigma"] = sigma
     if "nu" in variables:
         variables["tau"] = tau.transpose(*sigma.dims)
-    return store_completed(idata, {**variables, **gamma}, model_input)
+    return {**variables, **gamma}
+
+
+def complete_posterior(
+    idata: az.InferenceData, model_input: ModelInput, rng: np.random.Generator
+) -> az.InferenceData:
+    """Turn the sampler's coordinates into the model's quantities
+    (:func:`scale_mixture_draws`), locations and scales multiplied back by the scale of the
+    data."""
+    return store_completed(
+        idata, scale_mixture_draws(idata.posterior, model_input.data, rng), model_input
+    )
 
 
 class HierarchicalModel(StanModel):
@@ -167,5 +177,6 @@ __all__ = [
     "complete_posterior",
     "population_draws",
     "scalar_draws",
+    "scale_mixture_draws",
     "store_completed",
 ]

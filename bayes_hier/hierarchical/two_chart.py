@@ -57,12 +57,21 @@ def _statistics(data: Mapping[str, Any]) -> dict[str, np.ndarray]:
         "ss_over_a": ss_over_a,
         "n_over_b": n / b,
         "half_dof": 0.5 * (n - 1.0),
-        "se": corrected_standard_error(np.sqrt(ss / (n - 1.0)), n, rho),
+        "se": standard_errors(data),
         "log_constant": -0.5 * n * np.log(2 * np.pi)
         - 0.5 * ((n - 1.0) * np.log(a) + np.log(b))
         + special.gammaln(0.5 * (n - 1.0))
         + (0.5 * (n - 1.0) - 1.0) * np.log(2.0),
     }
+
+
+def standard_errors(data: Mapping[str, Any]) -> np.ndarray:
+    """se_i, the corrected standard error of x̄_i from the program's data (``n, rho, ss``): chart
+    A's scale."""
+    n = np.asarray(data["n"], float)
+    return corrected_standard_error(
+        np.sqrt(np.asarray(data["ss"], float) / (n - 1.0)), n, np.asarray(data["rho"], float)
+    )
 
 
 def _log_likelihood(sufficient: Mapping[str, np.ndarray], quadratic: np.ndarray, upper: float):
@@ -126,6 +135,21 @@ def draw_noise_scale(
     return np.sqrt(quadratic / (2 * t))
 
 
+def draw_mixing_precision(
+    delta: np.ndarray,
+    delta0: ArrayLike,
+    sigma0: ArrayLike,
+    nu: ArrayLike,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """τ_i given δ_i: Gamma((ν + 1)/2, rate (ν + z_i²)/2), z_i = (δ_i − δ₀)/σ₀ (the
+    conditional of the scale mixture's precision); ``delta0, sigma0, nu`` have the shape of
+    ``delta`` without its last axis (the data sets)."""
+    delta0, sigma0, nu = (np.asarray(x, float)[..., None] for x in (delta0, sigma0, nu))
+    z = (delta - delta0) / sigma0
+    return rng.gamma(0.5 * (nu + 1), 2.0 / (nu + z**2))
+
+
 def complete_two_chart(
     idata: az.InferenceData, model_input: ModelInput, rng: np.random.Generator
 ) -> az.InferenceData:
@@ -144,9 +168,9 @@ def complete_two_chart(
     delta = np.where(chart_a, delta_a, delta_b)
     per_dataset = {"delta": delta, "sigma": draw_noise_scale(data, delta, rng)}
     if "nu" in variables:
-        z = (delta - delta0.values[..., None]) / sigma0.values[..., None]
-        nu = nu_values[..., None]
-        per_dataset["tau"] = rng.gamma(0.5 * (nu + 1), 2.0 / (nu + z**2))
+        per_dataset["tau"] = draw_mixing_precision(
+            delta, delta0.values, sigma0.values, nu_values, rng
+        )
     for name, values in per_dataset.items():
         variables[name] = xr.DataArray(values, dims=u.dims, coords=u.coords)
     return store_completed(idata, {**variables, **gamma}, model_input)
@@ -208,6 +232,8 @@ __all__ = [
     "build_two_chart_input",
     "chart_log_terms",
     "complete_two_chart",
+    "draw_mixing_precision",
     "draw_noise_scale",
+    "standard_errors",
     "two_chart_initial_values",
 ]
