@@ -96,10 +96,11 @@ paper-quick: $(VENV)/.installed-test
 
 # One entry for every model: python -m bayes_hier.calibration --model NAME [NAME ...].
 # SBC of the hierarchical model (2 nu priors x 4 (q, n), 64 replicates each), of its two-chart
-# coordinates at 2 and 4 folds (2 nu priors x 3 (q, n)) and its decision
+# coordinates and of its quadrature coordinates (every data set but one integrated) at 2 and 4
+# folds (2 nu priors x 3 (q, n) each) and its decision
 # error rates: results/calibration.
 calibrate: $(VENV)/.installed-test
-	$(BIN)/python -m bayes_hier.calibration --model hierarchical hierarchical_two_chart --out results/calibration --jobs $(JOBS)
+	$(BIN)/python -m bayes_hier.calibration --model hierarchical hierarchical_two_chart hierarchical_quadrature --out results/calibration --jobs $(JOBS)
 
 # SBC of the joint model (k = 3, q = 10, n = 10) and of its fold-level noise (k = 5, q = 10,
 # n = 4; k = 8, q = 10, n = 2), 200 replicates each: results/calibration-joint.

@@ -14,10 +14,14 @@ the "noise" mode σ_i > 1 (:func:`noise_mode_mass`), over a grid of σ₀ and ν
 Usage: ``python -m benchmarks.few_fold --size base`` (all 10 pairs of 5 x 20 x 4) or
 ``--size large --pairs m00:m01 m02:m05`` (pairs of 16 x 132 x 4); ``--seed`` the study's seed,
 ``--fit-seed`` the sampler's, ``--nu-prior`` the population and ``--coordinates`` the
-sampler's coordinates (as ``hierarchical_test``; default ``auto``: at 4 folds two-chart where
-some data set's valley is deeper than 6 nats, else scale-mixture; the row gives both, and
+sampler's coordinates (as ``hierarchical_test``; default ``auto``: at 4 folds quadrature where
+some data set's valley is deeper than 2 nats, else scale-mixture; the row gives both, and
 "draws x 4" when a fit that mixed slowly was fitted again with four times the draws, as
 ``hierarchical_test`` does at few folds; the row's numbers are then those of the longer fit).
+
+``--compare JOBS`` runs instead ``compare()`` on every pair of the study with its defaults and
+JOBS worker processes, and prints its wall time and the pairs' convergence
+(``python -m benchmarks.few_fold --size large --compare 2``).
 """
 
 from __future__ import annotations
@@ -26,15 +30,17 @@ import argparse
 import itertools
 import time
 import warnings
+from collections import Counter
 
 import numpy as np
 import pandas as pd
 
-from bayes_hier import hierarchical_test
+from bayes_hier import compare, hierarchical_test
 from bayes_hier.diagnostics import draws_matrix, rank_diagnostics
 from bayes_hier.few_fold import few_fold_study
 from bayes_hier.hierarchical.fit import EXTENSION_FACTOR, few_fold_valley
 from bayes_hier.hierarchical.model import DIAGNOSED
+from benchmarks.measure import Stopwatch, now
 
 SIZES = {"base": (5, 20), "large": (16, 132)}
 ROPE = 0.01
@@ -172,6 +178,30 @@ def study_and_pairs(
     return frame, list(itertools.combinations(sorted(frame["model"].unique()), 2))
 
 
+def compare_lines(frame: pd.DataFrame, study_name: str, seed: int, jobs: int) -> list[str]:
+    """``compare()`` on every pair of ``frame`` with the defaults and ``jobs`` worker processes:
+    wall and CPU time, load, the pairs' convergence and how many took each coordinates or were
+    fitted again (from each pair's settings)."""
+    watch = Stopwatch()
+    with watch:
+        result = compare(frame, rope=ROPE, seed=seed, jobs=jobs)
+    table = result.pairs
+    settings = [pair.settings for pair in result.pair_results.values()]
+    used = Counter(s["coordinates"] for s in settings)
+    extended = sum("extended_from" in s for s in settings)
+    fallback = sum("fallback_from" in s for s in settings)
+    return [
+        f"{study_name}: `compare(frame, rope={ROPE}, seed={seed}, jobs={jobs})`, {len(table)} "
+        f"pairs, measured {now()}: wall {watch.wall:.0f} s, CPU {watch.cpu:.0f} s, load "
+        f"{watch.load_start:.1f} -> {watch.load_end:.1f};",
+        f"divergences {int(table['divergences'].sum())}, max R-hat {table['max_rhat'].max():.4f}, "
+        f"min ESS bulk {table['min_ess_bulk'].min():.0f} / tail {table['min_ess_tail'].min():.0f}; "
+        f"{len(result.not_converged)} not converged; coordinates "
+        + ", ".join(f"{name} {count}" for name, count in sorted(used.items()))
+        + f"; {extended} with draws x {EXTENSION_FACTOR}, {fallback} fitted again in two charts.",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=list(SIZES), default="base")
@@ -184,10 +214,17 @@ def main() -> None:
     )
     parser.add_argument("--modes", action="store_true", help="mode masses, no fits")
     parser.add_argument("--save", help="folder to save each fit's posterior in (netCDF)")
+    parser.add_argument(
+        "--compare", type=int, metavar="JOBS", help="time compare() on every pair with JOBS workers"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     models, datasets = SIZES[args.size]
     frame, pairs = study_and_pairs(args.size, args.seed, args.pairs)
+    if args.compare:
+        name = f"{models} x {datasets} x 4 (seed {args.seed})"
+        print("\n".join(compare_lines(frame, name, args.fit_seed, args.compare)), flush=True)
+        return
     if args.modes:
         for pair in pairs:
             print("\n".join(mode_rows(frame, pair)) + "\n", flush=True)

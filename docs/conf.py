@@ -86,6 +86,10 @@ API_MODULES: list[tuple] = [
         "bayes_hier.hierarchical.two_chart: few-fold coordinates of the hierarchical model",
     ),
     (
+        "bayes_hier.hierarchical.quadrature",
+        "bayes_hier.hierarchical.quadrature: the deep data sets integrated out",
+    ),
+    (
         "bayes_hier.hierarchical.simulate",
         "bayes_hier.hierarchical.simulate: the hierarchical model's calibration simulator",
     ),

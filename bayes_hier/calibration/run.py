@@ -41,6 +41,7 @@ from .sbc import SBCConfig, run_sbc
 SUITES = {
     "hierarchical": "bayes_hier.hierarchical.simulate:calibration_suite",
     "hierarchical_two_chart": "bayes_hier.hierarchical.simulate:two_chart_suite",
+    "hierarchical_quadrature": "bayes_hier.hierarchical.simulate:quadrature_suite",
     "joint": "bayes_hier.joint.simulate:calibration_suite",
     "joint_fold": "bayes_hier.joint.simulate:fold_noise_suite",
     "joint_fold_two": "bayes_hier.joint.simulate:two_fold_noise_suite",

@@ -228,7 +228,12 @@ def build_quadrature_input(
 ) -> ModelInput:
     """The two-chart input (the scale mixture's, δ₀'s coordinate located robustly) with
     ``data["deep"]``, the data sets to integrate (:func:`deep_datasets`)."""
-    model_input = build_two_chart_input(data, rope, prior, rng)
+    return with_deep_datasets(build_two_chart_input(data, rope, prior, rng), nats)
+
+
+def with_deep_datasets(model_input: ModelInput, nats: float = DEEP_NATS) -> ModelInput:
+    """``model_input`` with ``data["deep"]``, the data sets to integrate
+    (:func:`deep_datasets`)."""
     deep = deep_datasets(model_input, nats)
     return replace(model_input, data={**model_input.data, "deep": deep})
 
@@ -312,4 +317,5 @@ __all__ = [
     "program_data",
     "quadrature_initial_values",
     "subset",
+    "with_deep_datasets",
 ]

@@ -45,6 +45,7 @@ from ..fitting.model import CalibrationSuite, Simulation
 from ..rope import Rope
 from .model import HIERARCHICAL, HierarchicalModel
 from .model_input import NU_PRIORS, HierarchicalPrior, ModelInput, build_model_input
+from .quadrature import QuadratureModel, with_deep_datasets
 from .two_chart import TWO_CHART
 
 #: Ranked quantities: the population, ν, and the first two data sets' δ_i and σ_i.
@@ -219,6 +220,21 @@ class TwoChartSimulator(HierarchicalSimulator):
     model: ClassVar[HierarchicalModel] = TWO_CHART
 
 
+@dataclass(frozen=True)
+class QuadratureSimulator(HierarchicalSimulator):
+    """The same simulation, fitted with every data set but one integrated out by quadrature
+    (``hierarchical_quadrature.stan`` with no valley threshold: the shallowest data set stays
+    sampled), so that the ranks check the quadrature and its completion on every kind of data
+    set, not only the deep ones the package integrates."""
+
+    model: ClassVar[QuadratureModel] = QuadratureModel(nats=-np.inf)
+
+    def simulate(self, rng: np.random.Generator) -> Simulation:
+        simulation = super().simulate(rng)
+        model_input = with_deep_datasets(simulation.model_input, self.model.nats)
+        return replace(simulation, model_input=model_input)
+
+
 #: The settings of the default calibration: both Student-t ν priors at four (q, n).
 NU_PRIORS_CALIBRATED = ("hierarchical", "juarez-steel")
 SIZES = ((10, 10), (10, 100), (50, 10), (50, 100))
@@ -267,16 +283,25 @@ def two_chart_suite(prior: HierarchicalCalibrationPrior | None = None) -> Calibr
     return _suite(TwoChartSimulator, prior, FEW_FOLD_SIZES, seed=20261126)
 
 
+def quadrature_suite(prior: HierarchicalCalibrationPrior | None = None) -> CalibrationSuite:
+    """``make calibrate``'s third part: the same simulation at few folds (both ν priors × the
+    (q, n) of :data:`FEW_FOLD_SIZES` × 64 replicates), fitted with every data set but one
+    integrated out by quadrature."""
+    return _suite(QuadratureSimulator, prior, FEW_FOLD_SIZES, seed=20261129)
+
+
 __all__ = [
     "FEW_FOLD_SIZES",
     "PARAMETERS",
     "HierarchicalCalibrationPrior",
     "HierarchicalSimulator",
+    "QuadratureSimulator",
     "TwoChartSimulator",
     "calibration_model_input",
     "calibration_suite",
     "draw_mixing",
     "draw_parameters",
+    "quadrature_suite",
     "simulate",
     "two_chart_suite",
 ]
