@@ -282,8 +282,8 @@ def test_pairs_fitted_again_are_named_in_the_method_lines():
         ("B", "C"): pair(draws=4000, extended_from={"draws": 1000, "problems": ["y"]}),
     }
     assert refit_sentence(SimpleNamespace(pair_results=refitted)) == (
-        "Refitted: 1 pair(s) failed a convergence check in scale-mixture coordinates and were "
-        "fitted again in two-chart coordinates: A vs C; 1 pair(s) mixed slowly and were fitted "
+        "Refitted: 1 pair(s) failed a convergence check and were fitted again in two-chart "
+        "coordinates: A vs C (first in scale-mixture); 1 pair(s) mixed slowly and were fitted "
         "again with more draws: B vs C (1000 -> 4000 draws per chain). Their diagnostics are "
         "those of the fit kept."
     )

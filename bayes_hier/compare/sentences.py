@@ -163,13 +163,16 @@ def sampler_sentence(settings: dict[str, Any]) -> str | None:
 
 def refit_sentence(result: ResultLike) -> str | None:
     """The pairs whose first fit was replaced by a second one (the hierarchical test at few folds:
-    fitted again in two-chart coordinates after failing in the scale mixture, or with more draws
-    after mixing slowly), from each pair's ``settings`` (``None`` when none was)."""
+    fitted again in two-chart coordinates after failing in the scale-mixture or quadrature
+    coordinates, or with more draws after mixing slowly), from each pair's ``settings``
+    (``None`` when none was)."""
     fallback, extended = [], []
     for (first, second), pair in result.pair_results.items():
         settings = getattr(pair, "settings", None) or {}
         if "fallback_from" in settings:
-            fallback.append(f"{first} vs {second}")
+            fallback.append(
+                f"{first} vs {second} (first in {settings['fallback_from']['coordinates']})"
+            )
         if "extended_from" in settings:
             extended.append(
                 f"{first} vs {second} ({settings['extended_from']['draws']} -> "
@@ -178,8 +181,8 @@ def refit_sentence(result: ResultLike) -> str | None:
     parts = []
     if fallback:
         parts.append(
-            f"{len(fallback)} pair(s) failed a convergence check in scale-mixture coordinates "
-            f"and were fitted again in two-chart coordinates: {', '.join(fallback)}"
+            f"{len(fallback)} pair(s) failed a convergence check and were fitted again in "
+            f"two-chart coordinates: {', '.join(fallback)}"
         )
     if extended:
         parts.append(

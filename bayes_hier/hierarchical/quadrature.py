@@ -271,6 +271,10 @@ class QuadratureModel(HierarchicalModel):
         return build_quadrature_input(data, rope, prior, rng, self.nats)
 
     def stan_data(self, model_input: ModelInput, program: str) -> Mapping[str, Any]:
+        """:func:`program_data` for this program; a reference program's data as the scale
+        mixture's."""
+        if program != self.program:
+            return super().stan_data(model_input, program)
         data = program_data(model_input, np.asarray(model_input.data["deep"], bool))
         return {name: value for name, value in data.items() if name != "deep"}
 

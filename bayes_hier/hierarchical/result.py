@@ -38,9 +38,9 @@ def hdi(sample: np.ndarray, prob: float) -> tuple[float, float]:
 
 def refit_lines(settings: dict[str, Any]) -> list[str]:
     """Lines of :meth:`HierarchicalResult.summary` saying that the fit reported replaced a first
-    one (``settings["fallback_from"]``: the scale mixture failed and two-chart coordinates were
-    fitted; ``settings["extended_from"]``: the first fit mixed slowly and more draws were
-    taken), with the first fit's failed checks; empty when neither happened."""
+    one (``settings["fallback_from"]``: the scale-mixture or quadrature fit failed and two-chart
+    coordinates were fitted; ``settings["extended_from"]``: the first fit mixed slowly and more
+    draws were taken), with the first fit's failed checks; empty when neither happened."""
     lines = []
     fallback = settings.get("fallback_from")
     if fallback:
