@@ -124,6 +124,6 @@ def load_program(name: str) -> StanProgram:
 
 def program_from_text(name: str, text: str) -> StanProgram:
     """A program given as text, its ``#include`` fragments taken from the package's
-    ``stan/include`` folder (as :func:`load_program`): for exploration programs kept outside the
-    package, e.g. under ``benchmarks/prototypes``."""
+    ``stan/include`` folder (as :func:`load_program`, which reads the text from ``stan/``; also
+    for exploration programs kept outside the package)."""
     return StanProgram(name=name, code=_expand(text, stan_directory() / "include"))
