@@ -126,6 +126,15 @@ def complete_posterior(
     )
 
 
+def sampled_dims(model_input: ModelInput, dimension: str) -> dict[str, list[str]]:
+    """The sampler's per-data-set vectors (``sigma`` and, with a Student-t population,
+    ``tau_raw``) labelled by ``dimension``."""
+    per_dataset = {"sigma": [dimension]}
+    if model_input.data["nu_prior"] != NU_PRIORS["gaussian"][0]:
+        per_dataset["tau_raw"] = [dimension]
+    return per_dataset
+
+
 class HierarchicalModel(StanModel):
     """The two-model hierarchical model of Corani et al. (2017) (see :func:`hierarchical_test`).
 
@@ -148,10 +157,7 @@ class HierarchicalModel(StanModel):
         self, data: CVData, model_input: ModelInput
     ) -> tuple[Mapping[str, Sequence[Any]], Mapping[str, Sequence[str]]]:
         """The data sets label ``sigma`` and, with a Student-t population, ``tau_raw``."""
-        per_dataset = {"sigma": ["dataset"]}
-        if model_input.data["nu_prior"] != NU_PRIORS["gaussian"][0]:
-            per_dataset["tau_raw"] = ["dataset"]
-        return {"dataset": list(data.datasets)}, per_dataset
+        return {"dataset": list(data.datasets)}, sampled_dims(model_input, "dataset")
 
     #: The completion of the draws (:func:`complete_posterior` for these coordinates).
     completion = staticmethod(complete_posterior)
@@ -176,6 +182,7 @@ __all__ = [
     "HierarchicalModel",
     "complete_posterior",
     "population_draws",
+    "sampled_dims",
     "scalar_draws",
     "scale_mixture_draws",
     "store_completed",

@@ -46,8 +46,8 @@ from scipy import special
 from ..data import CVData
 from ..rope import Rope
 from .mode_valley import dataset_valleys
-from .model import HierarchicalModel, scale_mixture_draws, store_completed
-from .model_input import NU_PRIORS, HierarchicalPrior, ModelInput
+from .model import HierarchicalModel, sampled_dims, scale_mixture_draws, store_completed
+from .model_input import HierarchicalPrior, ModelInput
 from .model_input import initial_values as scale_mixture_initial_values
 from .two_chart import (
     build_two_chart_input,
@@ -284,11 +284,8 @@ class QuadratureModel(HierarchicalModel):
         """The sampled data sets label ``sigma`` and, with a Student-t population,
         ``tau_raw``."""
         keep = ~np.asarray(model_input.data["deep"], bool)
-        per_dataset = {"sigma": ["sampled_dataset"]}
-        if model_input.data["nu_prior"] != NU_PRIORS["gaussian"][0]:
-            per_dataset["tau_raw"] = ["sampled_dataset"]
         names = [name for name, kept in zip(data.datasets, keep) if kept]
-        return {"sampled_dataset": names}, per_dataset
+        return {"sampled_dataset": names}, sampled_dims(model_input, "sampled_dataset")
 
     def complete(
         self,
