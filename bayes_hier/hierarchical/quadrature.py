@@ -74,11 +74,12 @@ PER_DATASET = ("n", "rho", "xbar", "ss")
 
 
 def deep_datasets(model_input: ModelInput, nats: float = DEEP_NATS) -> np.ndarray:
-    """Which data sets the quadrature integrates: valley (:func:`~.mode_valley.dataset_valleys`,
-    from the rescaled means and corrected standard errors the program fits) deeper than
-    ``nats``. At least one data set stays sampled (the one with the shallowest valley): the
-    program's sampled part needs one, and which data sets are integrated changes only the
-    sampler's path, not the posterior."""
+    """Which data sets the quadrature integrates: those whose valley is deeper than ``nats``.
+
+    The valleys are :func:`~.mode_valley.dataset_valleys` of the rescaled means and corrected
+    standard errors the program fits. At least one data set stays sampled (the one with the
+    shallowest valley): the program's sampled part needs one, and which data sets are integrated
+    changes only the sampler's path, not the posterior."""
     data = model_input.data
     valleys = dataset_valleys(data["xbar"], model_input.standard_errors, data["n"])
     deep = valleys > nats
