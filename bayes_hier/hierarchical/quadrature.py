@@ -158,6 +158,9 @@ def draw_deep_delta(
     ``cells`` equal cells (its value at the cell's midpoint): a cell near a chart's centre
     spans π/``cells`` of that chart's scale (se_j or σ₀), a small fraction of the width of the
     mode there; the tests compare the draws with the exact conditional distribution.
+
+    The draws are taken ``block`` at a time, fewer with many data sets, so that each temporary
+    array holds at most about 2 million values (16 MB).
     """
     delta0, sigma0, nu = np.broadcast_arrays(*(np.asarray(x, float) for x in (delta0, sigma0, nu)))
     shape = delta0.shape
@@ -167,6 +170,7 @@ def draw_deep_delta(
     grid = np.broadcast_to(u[:, None], (cells, xbar.size))
     log_measure = np.log1p(np.concatenate([u, u]) ** 2)[:, None]
     out = np.empty((delta0.shape[0], xbar.size))
+    block = max(1, min(block, 2_000_000 // (2 * cells * max(xbar.size, 1))))
     for start in range(0, delta0.shape[0], block):
         rows = slice(start, start + block)
         term_a, term_b, _, _ = chart_log_terms(
