@@ -130,9 +130,8 @@ def test_program_data_splits_the_data_sets_and_the_nodes_integrate_one():
     model_input = build_quadrature_input(
         _study((0.3, -0.25)), Rope(-0.01, 0.01), HierarchicalPrior(), np.random.default_rng(0)
     )
-    deep = model_input.data["deep"]
-    data = program_data(model_input, deep)
-    assert (data["q"], data["qd"]) == (6, 2)
+    data = program_data(model_input)
+    assert (data["q"], data["qd"]) == (6, 2) and "deep" not in data
     np.testing.assert_array_equal(data["xbar_deep"], model_input.data["xbar"][:2])
     np.testing.assert_array_equal(data["xbar"], model_input.data["xbar"][2:])
     assert data["n"] == [4] * 6 and list(data["n_deep"]) == [4.0, 4.0]

@@ -89,10 +89,12 @@ def deep_datasets(model_input: ModelInput, nats: float = DEEP_NATS) -> np.ndarra
 
 
 def subset(data: Mapping[str, Any], keep: np.ndarray) -> dict[str, Any]:
-    """The hierarchical program's data restricted to the data sets where ``keep`` is true."""
+    """The hierarchical program's data restricted to the data sets where ``keep`` is true
+    (without the mask of the deep data sets, which the restriction no longer matches)."""
     picked = {name: np.asarray(data[name])[keep] for name in PER_DATASET}
     picked["n"] = [int(v) for v in picked["n"]]
-    return {**data, **picked, "q": int(np.sum(keep))}
+    rest = {name: value for name, value in data.items() if name != "deep"}
+    return {**rest, **picked, "q": int(np.sum(keep))}
 
 
 def cauchy_quantile_nodes(nodes: int = NODES) -> tuple[np.ndarray, np.ndarray]:
@@ -119,10 +121,12 @@ def deep_log_marginals(
     return special.logsumexp(np.logaddexp(term_a, term_b) + measure[:, None], axis=0)
 
 
-def program_data(model_input: ModelInput, deep: np.ndarray, nodes: int = NODES) -> dict[str, Any]:
+def program_data(model_input: ModelInput, nodes: int = NODES) -> dict[str, Any]:
     """The data of ``hierarchical_quadrature.stan``: the sampled data sets as the scale mixture's
-    data, the ``deep`` ones in their own arrays, and the quadrature's nodes."""
+    data, the deep ones (``model_input.data["deep"]``) in their own arrays, and the quadrature's
+    nodes."""
     data = model_input.data
+    deep = np.asarray(data["deep"], bool)
     deep_data = subset(data, deep)
     u, log_weight = cauchy_quantile_nodes(nodes)
     return {
@@ -280,8 +284,7 @@ class QuadratureModel(HierarchicalModel):
         mixture's."""
         if program != self.program:
             return super().stan_data(model_input, program)
-        data = program_data(model_input, np.asarray(model_input.data["deep"], bool))
-        return {name: value for name, value in data.items() if name != "deep"}
+        return program_data(model_input)
 
     def coordinates(
         self, data: CVData, model_input: ModelInput
