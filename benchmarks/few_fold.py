@@ -38,7 +38,7 @@ import pandas as pd
 from bayes_hier import compare, hierarchical_test
 from bayes_hier.diagnostics import draws_matrix, rank_diagnostics
 from bayes_hier.few_fold import few_fold_study
-from bayes_hier.hierarchical.fit import EXTENSION_FACTOR, few_fold_valley
+from bayes_hier.hierarchical.fit import few_fold_valley
 from bayes_hier.hierarchical.model import DIAGNOSED
 from benchmarks.measure import Stopwatch, now
 
@@ -156,7 +156,7 @@ def fit_row(
     valley = few_fold_valley(result.cv, result.rope)
     fitted_as = f"{result.settings['coordinates']} ({valley:.1f})"
     if "extended_from" in result.settings:
-        fitted_as += f", draws x {EXTENSION_FACTOR}"
+        fitted_as += f", draws x {extension_factor(result.settings)}"
     return (
         f"| {study_name} | {pair[0]} vs {pair[1]} | {fitted_as} | {diagnostics['divergences']} "
         f"| {diagnostics['max_rhat']:.3f} | {diagnostics['min_ess_bulk']:.0f} "
@@ -164,6 +164,12 @@ def fit_row(
         f"| {float(stats['n_steps'].mean()):.1f} | {float(stats['step_size'].median()):.3f} "
         f"| {seconds:.0f} | {worst_elements(result)} |"
     )
+
+
+def extension_factor(settings: dict) -> int:
+    """How many times its first fit's draws per chain a pair's fit kept took (1: not extended)."""
+    extended = settings.get("extended_from")
+    return settings["draws"] // extended["draws"] if extended else 1
 
 
 def study_and_pairs(
@@ -188,7 +194,7 @@ def compare_lines(frame: pd.DataFrame, study_name: str, seed: int, jobs: int) ->
     table = result.pairs
     settings = [pair.settings for pair in result.pair_results.values()]
     used = Counter(s["coordinates"] for s in settings)
-    extended = sum("extended_from" in s for s in settings)
+    extended = Counter(extension_factor(s) for s in settings if "extended_from" in s)
     fallback = sum("fallback_from" in s for s in settings)
     return [
         f"{study_name}: `compare(frame, rope={ROPE}, seed={seed}, jobs={jobs})`, {len(table)} "
@@ -198,7 +204,9 @@ def compare_lines(frame: pd.DataFrame, study_name: str, seed: int, jobs: int) ->
         f"min ESS bulk {table['min_ess_bulk'].min():.0f} / tail {table['min_ess_tail'].min():.0f}; "
         f"{len(result.not_converged)} not converged; coordinates "
         + ", ".join(f"{name} {count}" for name, count in sorted(used.items()))
-        + f"; {extended} with draws x {EXTENSION_FACTOR}, {fallback} fitted again in two charts.",
+        + "; "
+        + "".join(f"{count} with draws x {factor}, " for factor, count in sorted(extended.items()))
+        + f"{fallback} fitted again in two charts.",
     ]
 
 
@@ -221,16 +229,16 @@ def main() -> None:
     warnings.simplefilter("ignore")
     models, datasets = SIZES[args.size]
     frame, pairs = study_and_pairs(args.size, args.seed, args.pairs)
+    study_name = f"{models} x {datasets} x 4 (seed {args.seed})"
     if args.compare:
-        name = f"{models} x {datasets} x 4 (seed {args.seed})"
-        print("\n".join(compare_lines(frame, name, args.fit_seed, args.compare)), flush=True)
+        lines = compare_lines(frame, study_name, args.fit_seed, args.compare)
+        print("\n".join(lines), flush=True)
         return
     if args.modes:
         for pair in pairs:
             print("\n".join(mode_rows(frame, pair)) + "\n", flush=True)
         return
     print("\n".join(HEADER), flush=True)
-    study_name = f"{models} x {datasets} x 4 (seed {args.seed})"
     if args.nu_prior != "hierarchical":
         study_name += f", {args.nu_prior} nu prior"
     if args.coordinates != "auto":

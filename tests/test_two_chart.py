@@ -359,8 +359,8 @@ def test_a_few_fold_fit_is_fitted_again_by_how_it_failed(
     assert made == calls and chosen == kept and list(record) == records
 
 
-def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
-    from bayes_hier.hierarchical.fit import EXTENSION_FACTOR, extend_slow_fit, mixes_slowly
+def test_a_fit_that_mixed_slowly_at_few_folds_is_extended():
+    from bayes_hier.hierarchical.fit import EXTENSION_FACTORS, extend_slow_fit, mixes_slowly
 
     passed = PASSED
     slow_tail = {**passed, "min_ess_tail": 77.0}
@@ -378,7 +378,7 @@ def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
         return fake_fit({**passed, "draws": draws})
 
     kept, record = extend_slow_fit(fit, fake_fit(slow_tail), 1000, may_extend=True)
-    assert calls == [EXTENSION_FACTOR * 1000] and kept.diagnostics["draws"] == 4000
+    assert calls == [EXTENSION_FACTORS[0] * 1000] and kept.diagnostics["draws"] == 4000
     assert record == {"extended_from": {"draws": 1000, "problems": diagnostic_problems(slow_tail)}}
     assert any("tail ESS is 77" in p for p in record["extended_from"]["problems"])
     # not extended: draws given by the user (may_extend False), a passed fit, a divergent one
@@ -386,6 +386,41 @@ def test_a_fit_that_mixed_slowly_at_few_folds_is_extended_once():
         kept, record = extend_slow_fit(fit, fake_fit(first), 1000, may_extend=may)
         assert kept.diagnostics is first and record == {}
     assert calls == [4000]
+
+
+@pytest.mark.parametrize(
+    ("slow_until", "calls", "slow_extensions"),
+    [
+        (4000, [4000, 8000], [4000]),  # the 4x fit mixed slowly too: 8x, which is kept
+        (8000, [4000, 8000], [4000]),  # the 8x fit too: kept all the same (reads not converged)
+    ],
+)
+def test_a_fit_still_slow_at_four_times_the_draws_is_extended_again(
+    slow_until, calls, slow_extensions
+):
+    from bayes_hier.hierarchical.fit import extend_slow_fit
+    from bayes_hier.hierarchical.result import refit_lines
+
+    def diagnostics(draws):
+        if draws <= slow_until:
+            return {**PASSED, "draws": draws, "max_rhat": 1.034, "min_ess_bulk": 390.0}
+        return {**PASSED, "draws": draws}
+
+    made = []
+
+    def fit(draws):
+        made.append(draws)
+        return fake_fit(diagnostics(draws))
+
+    kept, record = extend_slow_fit(fit, fake_fit(diagnostics(1000)), 1000, may_extend=True)
+    assert made == calls and kept.diagnostics["draws"] == calls[-1]
+    extended = record["extended_from"]
+    assert extended["draws"] == 1000
+    assert [fit["draws"] for fit in extended["slow_extensions"]] == slow_extensions
+    assert extended["slow_extensions"][0]["problems"] == diagnostic_problems(diagnostics(4000))
+    (line,) = refit_lines({"draws": kept.diagnostics["draws"], **record})
+    assert line.startswith("Fitted again with 8000 draws per chain: the fit with 1000 mixed ")
+    assert ", then the fit with 4000 mixed slowly (max R-hat is 1.034 > 1.01" in line
 
 
 def test_the_summary_says_when_a_fit_replaced_a_first_one():
@@ -404,3 +439,17 @@ def test_the_summary_says_when_a_fit_replaced_a_first_one():
         "Fitted again with 4000 draws per chain: the fit with 1000 mixed slowly "
         "(max R-hat is 1.037 > 1.01)",
     ]
+
+
+def test_an_extension_that_diverged_is_not_extended_again():
+    from bayes_hier.hierarchical.fit import extend_slow_fit
+
+    made = []
+
+    def fit(draws):
+        made.append(draws)
+        return fake_fit({**PASSED, "draws": draws, "divergences": 3})
+
+    kept, record = extend_slow_fit(fit, fake_fit(SLOW), 1000, may_extend=True)
+    assert made == [4000] and kept.diagnostics["divergences"] == 3
+    assert "slow_extensions" not in record["extended_from"]

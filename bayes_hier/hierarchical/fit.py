@@ -33,11 +33,14 @@ COORDINATES: dict[str, HierarchicalModel] = {
 #: when some data set has fewer results than this; with more, the scale mixture is used.
 FEW_RESULTS = 10
 #: At few folds, a fit that failed its convergence checks only by mixing slowly
-#: (:func:`mixes_slowly`) is fitted again with this many times the draws per chain. Measured
+#: (:func:`mixes_slowly`) is fitted again with these multiples of its draws per chain, one after
+#: the other while the longer fit still mixes slowly (:func:`extend_slow_fit`). Measured
 #: (``benchmarks/FEW_FOLD.md``): the two-chart fits of the few-fold base case that failed at 1 000
 #: draws (R-hat up to 1.037, tail ESS down to 77, no divergence) had ESS growing in proportion to
-#: the draws.
-EXTENSION_FACTOR = 4
+#: the draws and passed at 4 times; in the quadrature coordinates, where two precise data sets lie
+#: far out together and ν has two regimes, one pair of the large few-fold study was still at
+#: R-hat 1.034 with 4 times the draws and passed at 8 times (R-hat 1.004, bulk ESS 657).
+EXTENSION_FACTORS = (4, 8)
 #: The largest R-hat :func:`mixes_slowly` counts as slow mixing rather than chains that disagree.
 #: Measured (``benchmarks/FEW_FOLD.md``): quadrature fits of the large few-fold study with R-hat
 #: 1.039-1.071 and no divergence reached 1.007-1.011 at four times the draws, while the two-chart
@@ -146,12 +149,12 @@ def hierarchical_test(
         (:func:`~bayes_hier.diagnostics.convergence_problems`) is fitted again:
 
         * if it only mixed slowly (:func:`mixes_slowly`: no divergence, R-hat at most 1.1) and
-          ``draws`` was not given, with 4 times the draws (:func:`extend_slow_fit`;
-          ``result.settings["extended_from"]`` then holds the first fit's draws and failed
-          checks);
+          ``draws`` was not given, with 4 times the draws, and 8 times if that fit mixes slowly
+          too (:func:`extend_slow_fit`; ``result.settings["extended_from"]`` then holds the
+          first fit's draws and failed checks);
         * otherwise in two-chart coordinates (:func:`fit_with_fallback`;
           ``result.settings["fallback_from"]`` then holds the first fit's failed checks), and
-          that fit with 4 times the draws if it mixes slowly.
+          that fit with more draws if it mixes slowly.
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`): ``chains=4``,
         ``draws=1000`` (per chain, after ``warmup=1000``), ``adapt_delta=0.95``,
@@ -311,26 +314,37 @@ def mixes_slowly(diagnostics: Mapping[str, float]) -> bool:
 def extend_slow_fit(
     fit: Callable[[int], FittedModel], fitted: FittedModel, draws: int, may_extend: bool
 ) -> tuple[FittedModel, dict[str, Any]]:
-    """If ``may_extend`` and ``fitted`` mixed slowly (:func:`mixes_slowly`), the same fit again
-    with :data:`EXTENSION_FACTOR` times its ``draws`` per chain (``fit(draws)``: the same model,
-    coordinates, warm-up and seed).
+    """If ``may_extend`` and ``fitted`` (a fit with ``draws`` per chain) mixed slowly
+    (:func:`mixes_slowly`), the same fit again with each multiple of :data:`EXTENSION_FACTORS`
+    of ``draws`` per chain in turn (``fit(draws)``: the same model, coordinates, warm-up and seed,
+    so the same chains run longer), until one does not mix slowly.
 
     Used by :func:`hierarchical_test` at few folds when the draws were not given: there a data
     set known to a few thousandths whose mean lies far from the others makes ν and that data
     set's explanation move together, and the chains, which do explore both, need more draws for
-    the checks. The extended fit is kept whether or not it passes (if not, it reads "not
-    converged" like any other).
+    the checks. The last fit is kept whether or not it passes (if not, it reads "not converged"
+    like any other).
 
     Returns
     -------
     fitted, record
         The fit kept, and for the settings either ``{}`` or ``{"extended_from": {"draws": ...,
-        "problems": [...]}}`` (the first fit's draws per chain and failed checks).
+        "problems": [...]}}`` (the first fit's draws per chain and failed checks), with
+        ``"slow_extensions": [{"draws": ..., "problems": [...]}, ...]`` in it when longer fits
+        mixed slowly too before the one kept.
     """
     if not may_extend or not mixes_slowly(fitted.diagnostics):
         return fitted, {}
-    record = {"extended_from": {"draws": draws, "problems": list(fitted.problems)}}
-    return fit(EXTENSION_FACTOR * draws), record
+    first = {"draws": draws, "problems": list(fitted.problems)}
+    slow_extensions = []
+    for factor in EXTENSION_FACTORS:
+        fitted = fit(factor * draws)
+        if factor == EXTENSION_FACTORS[-1] or not mixes_slowly(fitted.diagnostics):
+            break
+        slow_extensions.append({"draws": factor * draws, "problems": list(fitted.problems)})
+    if slow_extensions:
+        first["slow_extensions"] = slow_extensions
+    return fitted, {"extended_from": first}
 
 
 def choose_coordinates(coordinates: str, cv: CVData, rope: Rope) -> str:
@@ -388,7 +402,7 @@ def prepare_input(
 
 __all__ = [
     "COORDINATES",
-    "EXTENSION_FACTOR",
+    "EXTENSION_FACTORS",
     "FEW_RESULTS",
     "SLOW_MIXING_MAX_RHAT",
     "choose_coordinates",

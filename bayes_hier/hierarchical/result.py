@@ -40,7 +40,8 @@ def refit_lines(settings: dict[str, Any]) -> list[str]:
     """Lines of :meth:`HierarchicalResult.summary` saying that the fit reported replaced a first
     one (``settings["fallback_from"]``: the scale-mixture or quadrature fit failed and two-chart
     coordinates were fitted; ``settings["extended_from"]``: the first fit mixed slowly and more
-    draws were taken), with the first fit's failed checks; empty when neither happened."""
+    draws were taken, more than once if a longer fit mixed slowly too), with the failed checks of
+    every fit replaced; empty when neither happened."""
     lines = []
     fallback = settings.get("fallback_from")
     if fallback:
@@ -50,9 +51,13 @@ def refit_lines(settings: dict[str, Any]) -> list[str]:
         )
     extended = settings.get("extended_from")
     if extended:
+        slow = [extended, *extended.get("slow_extensions", [])]
         lines.append(
-            f"Fitted again with {settings.get('draws')} draws per chain: the fit with "
-            f"{extended['draws']} mixed slowly ({' '.join(extended['problems'])})"
+            f"Fitted again with {settings.get('draws')} draws per chain: "
+            + ", then ".join(
+                f"the fit with {fit['draws']} mixed slowly ({' '.join(fit['problems'])})"
+                for fit in slow
+            )
         )
     return lines
 
