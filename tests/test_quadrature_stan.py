@@ -108,3 +108,31 @@ def test_quadrature_and_two_charts_agree_on_far_out_data_sets(engine):
         old.idata.posterior["sigma"].median(("chain", "draw")),
         rtol=0.15,
     )
+
+
+def test_more_draws_from_the_same_seed_run_the_same_chains_longer(engine):
+    """What the extension of a slowly mixing fit rests on (``extend_slow_fit``): with the same
+    seed and warm-up, a fit with twice the draws per chain starts with the shorter fit's draws,
+    bit for bit, for every variable of the chains (the integrated data sets' δ_i and σ_i are
+    drawn afterwards from their conditionals, by a stream that depends on the number of draws)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        short, long = (
+            hierarchical_test(
+                _far_out_study(),
+                seed=4,
+                chains=2,
+                warmup=150,
+                draws=draws,
+                coordinates="quadrature",
+            )
+            for draws in (100, 200)
+        )
+    assert long.idata.posterior.sizes["draw"] == 200
+    sampled = ~np.asarray(short.model_input.data["deep"], bool)
+    assert 0 < sampled.sum() < sampled.size
+    for name in ("delta0", "sigma0", "nu", "sigma", "tau"):
+        first, whole = (r.idata.posterior[name].values for r in (short, long))
+        if first.ndim == 3:
+            first, whole = first[..., sampled], whole[..., sampled]
+        np.testing.assert_array_equal(whole[:, :100], first)
