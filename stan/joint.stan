@@ -10,7 +10,7 @@
 //   Sigma0 = A0 F F' A0',  F = diag(s) L_R,  L_R L_R' ~ LKJ(2),  s_j ~ half-normal(0, 2)
 //   nu = 1 + nu',  nu' ~ Gamma(alpha, beta),  alpha, beta uniform   (as in hierarchical.stan)
 // (calibration_prior = 1 replaces the priors of theta0, Sigma0 and Omega_i by proper normal and
-// inverse Wishart ones, for simulation-based calibration: joint_data.stan and the data block)
+// inverse Wishart ones, for simulation-based calibration: joint_data.stan and below)
 // where A0 is the data-based basis of Sigma0 (the Cholesky factor of the spread of the data sets'
 // mean contrasts; joint_prior.stan).
 //
@@ -25,79 +25,72 @@
 // which rotates with the models' order: the posterior is permutation-invariant up to that
 // weak prior's influence.
 //
-// Likelihood from sufficient statistics.  R_i has the eigenvalue a_i = 1 - rho_i on the n_i - 1
-// directions orthogonal to 1 and b_i = 1 + (n_i - 1) rho_i on 1.  With the contrast means ybar_i
-// and the scatter S_i = sum_j (y_ij - ybar_i)(y_ij - ybar_i)':
+// Omega_i integrated out.  R_i has the eigenvalue a_i = 1 - rho_i on the n_i - 1 directions
+// orthogonal to 1 and b_i = 1 + (n_i - 1) rho_i on 1.  With the contrast means ybar_i, the
+// scatter S_i = sum_j (y_ij - ybar_i)(y_ij - ybar_i)' and e_i = ybar_i - theta_i,
 //
-//   log p(Y_i) = -n_i d/2 log(2 pi) - n_i/2 log|Omega_i| - d(n_i - 1)/2 log a_i - d/2 log b_i
-//                - tr(Omega_i^-1 S_i) / (2 a_i)
-//                - n_i (ybar_i - theta_i)' Omega_i^-1 (ybar_i - theta_i) / (2 b_i)
+//   p(Y_i | theta_i, Omega_i) p(Omega_i) ~ |Omega_i|^(-(n_i + 1)/2)
+//                                         exp(-tr(Omega_i^-1 (S_i / a_i + (n_i / b_i) e_i e_i')) / 2),
 //
-// The Student-t population is the scale mixture theta_i | tau_i ~ N(theta0, Sigma0 / tau_i),
-// tau_i ~ Gamma(nu/2, nu/2); integrating theta_i out turns the last term into the normal density
+// an inverse Wishart kernel in Omega_i with n_i - d degrees of freedom, whose integral is
+// proportional to |S_i / a_i + (n_i / b_i) e_i e_i'|^(-(n_i - d)/2)
+// ~ (1 + (n_i a_i / b_i) e_i' S_i^-1 e_i)^(-(n_i - d)/2): the multivariate Student-t density of
+// ybar_i with location theta_i, df_i = n_i - 2d degrees of freedom and scale
+// V_i = (b_i / n_i) (S_i / a_i) / df_i (a proper density of ybar_i for df_i >= 1, hence
+// n_i >= 2d + 1 results).  Under the calibration prior Omega_i ~ InvWishart(nu_N, Psi) the same
+// integral gives df_i = nu_N - d + n_i and V_i = (b_i / n_i) (Psi + S_i / a_i) / df_i.  The
+// Python layer computes df_i and V_i (noise_df, mean_noise_root; joint/likelihood.py).
 //
-//   ybar_i ~ N(theta0, Sigma0 / tau_i + (b_i / n_i) Omega_i)
+// Two scale mixtures then integrate theta_i out in closed form.  The Student-t of ybar_i is
+// ybar_i | theta_i, w_i ~ N(theta_i, V_i / w_i), w_i ~ Gamma(df_i / 2, df_i / 2), and the
+// Student-t population is theta_i | tau_i ~ N(theta0, Sigma0 / tau_i),
+// tau_i ~ Gamma(nu / 2, nu / 2), so
 //
-// (up to -d/2 log n_i).  A gradient costs O(q d^3), independent of the number of folds.  The
-// Python layer draws theta_i afterwards from its normal full conditional.
+//   ybar_i | tau_i, w_i ~ N(theta0, Sigma0 / tau_i + V_i / w_i).
 //
-// Parametrisation.  theta0 = mean_i ybar_i + A0 theta0_raw, Sigma0 = g A0 L0 L0' A0' and
-// Omega_i = A_i L_i L_i' A_i' with data-based lower triangular bases A0, A_i (data) and the
-// parameters theta0_raw, L0 (as its standard deviations and correlation factor) and Cholesky
-// factors L_i, all of order 1: linear changes of variables with constant Jacobians, so the
-// posterior is unchanged and the sampler sees unit scales and little correlation.  With
-// M = L L', p(M) ~ |M|^(-1/2) and the Jacobian of M -> L (2^d prod_j L_jj^(d - j + 1)) give
-// log p(L) = sum_j (d - j) log L_jj + const.
-// With T_i = A_i^-1 S_i A_i^-T / a_i = G_i G_i':  tr(Omega_i^-1 S_i) / a_i = |L_i^-1 G_i|_F^2.
+// The program samples the population's parameters and two scalars per data set (tau_i, w_i, as
+// standardised logs); a gradient costs O(q d^3), independent of the number of folds.  The Python
+// layer draws theta_i from its normal full conditional given tau_i and w_i, and Omega_i from its
+// inverse Wishart full conditional given theta_i (joint/posterior.py): exact posterior draws.
+// The model is the one with Omega_i sampled; only the coordinates differ (d(d + 1)/2 noise
+// coordinates per data set became one).
+//
+// Parametrisation.  theta0 = mean_i ybar_i + A0 theta0_raw and Sigma0 = g A0 L0 L0' A0' with
+// the data-based lower triangular basis A0 and the parameters theta0_raw and L0 (as its standard
+// deviations and correlation factor), all of order 1: linear changes of variables with constant
+// Jacobians, so the posterior is unchanged and the sampler sees unit scales and little
+// correlation.
 //
 // Models missing on some data sets (joint_data.stan: observed, design).  Data set i with k_i < k
 // models has its own d_i = k_i - 1 orthonormal contrasts C_i of those models, with mean
-// M_i theta_i (M_i = C_i E_i C'), and its own d_i x d_i Omega_i; with theta_i integrated out
-//   ybar_i ~ N(M_i theta0, M_i Sigma0 M_i' / tau_i + (b_i / n_i) Omega_i)
-// and the Wishart part uses the observed d_i x d_i scatter.  Representation: every data set is
-// padded to d (ybar_i, S_i, A_i and M_i in their top-left / first d_i rows), and L_i stays
-// d x d: its top-left d_i block is Omega_i's Cholesky factor (in the basis A_i) and its other
-// entries get a fixed proper density that does not touch the likelihood
-// (padded_cholesky_log_prior).  Chosen over grouping the data sets by missingness pattern
-// (one parameter array per pattern, ragged sizes) because it keeps one data layout and one
-// parameter array; it adds a few unit-scale independent coordinates per incomplete data set, and
-// the complete data sets keep exactly the code they had (separate loops).
+// M_i theta_i (M_i = C_i E_i C'), and its own d_i x d_i Omega_i; everything above holds with d_i
+// for d, so that with theta_i integrated out
+//   ybar_i ~ N(M_i theta0, M_i Sigma0 M_i' / tau_i + V_i / w_i)
+// with df_i = n_i - 2 d_i and V_i from the observed d_i x d_i scatter.  Representation: every
+// data set is padded to d (ybar_i and V_i's factor in their top-left / first d_i rows, the
+// identity beyond), and the complete data sets keep their own loop.
 functions {
 #include hierarchical_functions.stan
 #include joint_functions.stan
 }
 data {
 #include joint_data.stan
-  array[q] cov_matrix[k - 1] scatter;              // S_i, scatter of the contrasts about ybar_i
-  array[q] cholesky_factor_cov[k - 1] noise_basis; // A_i: Omega_i = A_i L_i L_i' A_i'
-  // (padded beyond observed[i] like ybar[i]: zeros off and the identity on the diagonal block)
-  // calibration prior of the Omega_i (calibration_prior = 1; joint_data.stan):
-  //   Omega_i ~ InvWishart(noise_prior_df, noise_prior_scale)   (every data set; on a data set
-  //     with d_i < k - 1 observed contrasts, InvWishart(noise_prior_df - (k - 1) + d_i,
-  //     M_i noise_prior_scale M_i'): the law of M_i Omega M_i' when Omega has the full prior)
-  real noise_prior_df;
-  cov_matrix[k - 1] noise_prior_scale;
+  // the Student-t of ybar_i | theta_i left by integrating Omega_i out (header), padded beyond
+  // observed[i] like ybar[i] (the identity on the unused diagonal block of the factor)
+  vector<lower=1>[q] noise_df;                       // df_i
+  array[q] cholesky_factor_cov[k - 1] mean_noise_root;  // Cholesky factor of V_i
 }
 transformed data {
 #include joint_transformed_data.stan
-  array[q] matrix[d, d] scatter_root;            // G_i: Cholesky factor of A_i^-1 S_i A_i^-T / a_i
-  vector[q] b_over_n = b ./ n_real;
-  // constants of the exact log likelihood of Y_i that the normal density of ybar_i leaves out
-  real log_lik_constant = 0;
+  array[q] matrix[d, d] mean_noise;                  // V_i
+  vector[q] half_noise_df = 0.5 * noise_df;
   for (i in 1:q) {
-    // padded data sets: A_i, S_i block-diagonal, so G_i is too and its top-left block is theirs;
-    // the padding of A_i is the identity (log 1 = 0 in the sum below)
-    matrix[d, d] half = mdivide_left_tri_low(noise_basis[i], scatter[i]);
-    matrix[d, d] whitened = mdivide_left_tri_low(noise_basis[i], half');
-    scatter_root[i] = cholesky_decompose(0.5 * (whitened + whitened') / a[i]);
-    log_lik_constant += -0.5 * observed[i] * ((n_real[i] - 1) * log(2 * pi() * a[i])
-                                              + log(n_real[i]))
-                        - (n_real[i] - 1) * sum(log(diagonal(noise_basis[i])));
+    mean_noise[i] = multiply_lower_tri_self_transpose(mean_noise_root[i]);
   }
 }
 parameters {
 #include joint_parameters.stan
-  array[q] cholesky_factor_cov[d] noise_factor;    // L_i: Omega_i = A_i L_i L_i' A_i'
+  vector[q] noise_weight_raw;                        // standardised log w_i
 #include joint_mixing_parameters.stan
 }
 transformed parameters {
@@ -105,52 +98,30 @@ transformed parameters {
 }
 model {
 #include joint_prior.stan
-  // p(Omega_i) ~ |Omega_i|^(-1/2) (joint_functions.stan; for a data set with some model missing,
-  // on the block of its observed contrasts: padded_cholesky_log_prior)
-  for (i in complete_sets) {
-    target += invariant_cholesky_log_prior(noise_factor[i]);
-  }
-  for (i in incomplete_sets) {
-    target += padded_cholesky_log_prior(noise_factor[i], observed[i]);
-  }
 #include joint_population_calibration.stan
-  if (calibration_prior) {
-    for (i in 1:q) {
-      int m = observed[i];
-      matrix[m, d] M = design[i][1:m];
-      matrix[m, m] scale = quad_form_sym(noise_prior_scale, M');
-      target += inverse_wishart_replacement(
-                  multiply_lower_tri_self_transpose(noise_basis[i][1:m, 1:m]
-                                                    * noise_factor[i][1:m, 1:m]),
-                  noise_prior_df - d + m, scale);
-    }
+  // 1 / w_i, w_i ~ Gamma(df_i / 2, df_i / 2) sampled as its standardised log
+  // (hierarchical_functions.stan; the calibration prior changes df_i and V_i only)
+  vector[q] inverse_weight;
+  for (i in 1:q) {
+    inverse_weight[i] = exp(-standardised_log_gamma_lp(noise_weight_raw[i:i], half_noise_df[i],
+                                                       half_noise_df[i])[1]);
   }
   for (i in complete_sets) {
-    matrix[d, d] noise_cov = b_over_n[i] * multiply_lower_tri_self_transpose(
-                                             noise_basis[i] * noise_factor[i]);
-    // Wishart part: -(n_i - 1)/2 log|L_i L_i'| - tr(Omega_i^-1 S_i) / (2 a_i), A_i in the constant
-    target += -(n_real[i] - 1) * sum(log(diagonal(noise_factor[i])))
-              - 0.5 * sum(columns_dot_self(mdivide_left_tri_low(noise_factor[i], scatter_root[i])));
     target += multi_normal_cholesky_lpdf(
-                ybar[i] | theta0, cholesky_decompose(population_cov * inverse_tau[i] + noise_cov));
+                ybar[i] | theta0, cholesky_decompose(population_cov * inverse_tau[i]
+                                                     + mean_noise[i] * inverse_weight[i]));
   }
   // data sets with some model missing: the same on the block of their m = observed[i] contrasts,
-  // ybar_i ~ N(M_i theta0, M_i Sigma0 M_i' / tau_i + (b_i / n_i) Omega_i)
+  // ybar_i ~ N(M_i theta0, M_i Sigma0 M_i' / tau_i + V_i / w_i)
   for (i in incomplete_sets) {
     int m = observed[i];
     matrix[m, d] M = design[i][1:m];
-    matrix[m, m] factor = noise_factor[i][1:m, 1:m];
-    matrix[m, m] noise_cov = b_over_n[i] * multiply_lower_tri_self_transpose(
-                                             noise_basis[i][1:m, 1:m] * factor);
-    target += -(n_real[i] - 1) * sum(log(diagonal(factor)))
-              - 0.5 * sum(columns_dot_self(mdivide_left_tri_low(factor,
-                                                                scatter_root[i][1:m, 1:m])));
     // a local matrix (column-major): Stan Math's cholesky_decompose does not take the row-major
     // expression that quad_form_sym(., M') gives
     matrix[m, m] population_part = quad_form_sym(population_cov, M');
     target += multi_normal_cholesky_lpdf(
                 ybar[i][1:m] | M * theta0,
-                cholesky_decompose(population_part * inverse_tau[i] + noise_cov));
+                cholesky_decompose(population_part * inverse_tau[i]
+                                   + mean_noise[i][1:m, 1:m] * inverse_weight[i]));
   }
-  target += log_lik_constant;
 }

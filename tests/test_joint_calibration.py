@@ -156,7 +156,19 @@ def test_the_simulation_is_the_fits_input_with_the_calibration_prior():
     assert simulation.truth == truth_quantities(again)
     data = simulation.model_input.data
     assert simulation.model_input.scale == 1.0 and data["calibration_prior"] == 1
-    np.testing.assert_array_equal(data["noise_prior_scale"], 3 * np.eye(2))
+    # the inverse Wishart prior of the Omega_i enters through the Student-t of ybar_i | theta_i:
+    # df = nu_N - d + n and V = (b/n)(Psi + S/a)/df (noise_marginal), Psi = 3I here
+    n, rho = np.asarray(data["n"], float), np.asarray(data["rho"])
+    np.testing.assert_array_equal(data["noise_df"], CONFIG.calibration.noise_df - 2 + n)
+    contrasts = simulation.model_input.contrasts
+    for i, block in enumerate(simulation.model_input.scores):
+        y = block @ contrasts.T
+        scatter = (y - y.mean(axis=0)).T @ (y - y.mean(axis=0))
+        b_over_n = (1 + (n[i] - 1) * rho[i]) / n[i]
+        root = data["mean_noise_root"][i]
+        np.testing.assert_allclose(
+            root @ root.T, b_over_n * (3 * np.eye(2) + scatter / (1 - rho[i])) / data["noise_df"][i]
+        )
     assert simulation.data.datasets == tuple(f"d{i + 1}" for i in range(10))
     assert list(simulation.truth) == list(JOINT_PARAMETERS) == list(CONFIG.checked)
 

@@ -222,13 +222,15 @@ def test_fold_noise_accepts_fewer_folds_than_models():
 
 def test_auto_fits_the_full_noise_from_2k_plus_2_results():
     """``noise="auto"`` takes the full Ω_i only where every data set has 2k_i + 2 results for its
-    k_i ≥ 3 models (Ω_i's posterior then has a finite variance), any number for two models: 3
-    models need 8 folds, a data set of a 4-model study where one of them was not run needs 8
-    instead of 10; ``noise="full"`` below that warns, naming the data sets."""
-    np.testing.assert_array_equal(results_for_full_noise(np.array([2, 3, 5, 16])), [2, 8, 12, 34])
+    k_i ≥ 3 models (Ω_i's posterior then has a finite variance), 3 for two models (the
+    program's minimum 2k_i − 1): 3 models need 8 folds, a data set of a 4-model study where one
+    of them was not run needs 8 instead of 10; ``noise="full"`` below that warns, naming the
+    data sets, from 2k_i − 1 results on (below, the input refuses)."""
+    np.testing.assert_array_equal(results_for_full_noise(np.array([2, 3, 5, 16])), [3, 8, 12, 34])
     assert noise_structure("auto", _data(_few_fold_blocks(k=3, folds=(8, 8, 8)))) == "full"
     assert noise_structure("auto", _data(_few_fold_blocks(k=3, folds=(8, 7, 8)))) == "fold"
-    assert noise_structure("auto", _data(_few_fold_blocks(k=2, folds=(2, 4, 3)))) == "full"
+    assert noise_structure("auto", _data(_few_fold_blocks(k=2, folds=(3, 4, 3)))) == "full"
+    assert noise_structure("auto", _data(_few_fold_blocks(k=2, folds=(2, 4, 3)))) == "fold"
     missing = [(1, 3)]
     eight = _data(_few_fold_blocks(k=4, folds=(10, 8, 10), missing=missing))
     seven = _data(_few_fold_blocks(k=4, folds=(10, 7, 10), missing=missing))
@@ -244,6 +246,10 @@ def test_auto_fits_the_full_noise_from_2k_plus_2_results():
     assert "on 2 data set(s)" in message and "noise='auto'" in message
     assert f"{short.datasets[1]} (6 for 3 models)" in message
     assert f"{short.datasets[2]} (7 for 4 models)" in message
+    refused = _data(_few_fold_blocks(k=4, folds=(10, 4, 7), missing=missing))
+    with pytest.warns(FewFoldsWarning) as caught:
+        warn_heavy_tailed_noise(refused)
+    assert "on 1 data set(s)" in str(caught[0].message)  # 4 results for 3 models: refused later
 
 
 def test_draw_fold_noise_states_its_covariance():

@@ -238,6 +238,7 @@ def test_auto_samples_a_small_few_fold_study_with_the_fold_level_noise(fold_engi
     on this and four similar studies: 4, 1, 3, 0 and 0, 27-44 leapfrog steps per draw; such a fit
     reads "not converged"), where the full covariances' heavy-tailed posterior gave 222 divergent
     transitions and 230 steps per draw on a similar study; asking for the full covariances there
+    is refused (4 results are fewer than the 2k - 1 = 5 the program needs), and at 5 folds
     warns."""
     frame = _homogeneous_frame(3, 8, 4)
     with warnings.catch_warnings():
@@ -247,8 +248,19 @@ def test_auto_samples_a_small_few_fold_study_with_the_fold_level_noise(fold_engi
     assert result.diagnostics["divergences"] <= 10
     assert result.diagnostics["max_rhat"] <= 1.01
     assert result.diagnostics["min_ess_bulk"] >= 400
-    with pytest.warns(FewFoldsWarning, match="8 data set"):
+    with pytest.raises(ValueError, match=r"has 4 .* for 3 models.*2k - 1 = 5"):
         joint_test(frame, 0.01, noise="full", seed=1, warn=False, chains=1, draws=20, warmup=20)
+    with pytest.warns(FewFoldsWarning, match="8 data set"):
+        joint_test(
+            _homogeneous_frame(3, 8, 5),
+            0.01,
+            noise="full",
+            seed=1,
+            warn=False,
+            chains=1,
+            draws=20,
+            warmup=20,
+        )
 
 
 def _family_frame(seed: int = 4) -> pd.DataFrame:

@@ -98,3 +98,13 @@ def observed_pair_vectors(
                 out[i, p] = 0.0
                 out[i, p, : own.shape[0]] = own[:, position[b]] - own[:, position[a]]
     return out
+
+
+def pad_observed(matrices: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """The d × d matrices (..., q, d, d) with the identity beyond each data set's top-left
+    d_i × d_i block (``observed`` d_i per data set): the padded form in which the completion of
+    the draws takes Ω_i of a data set with models missing (a nonsingular unused block)."""
+    d = matrices.shape[-1]
+    used = np.arange(d)[None, :] < np.asarray(observed)[:, None]  # (q, d)
+    both = used[:, :, None] & used[:, None, :]
+    return np.where(both, matrices, np.eye(d))

@@ -28,8 +28,8 @@ from .result import JointResult, pair_datasets, pair_result
 
 class FewFoldsWarning(UserWarning):
     """``noise="full"`` on data sets with too few results for their models' full noise
-    covariance to be sampled reliably: fewer than 2k + 2 results (runs × folds) for k ≥ 3
-    models, where its posterior has no finite variance (:func:`~bayes_hier.joint_test`)."""
+    covariance to be fitted reliably: fewer than 2k + 2 results (runs × folds) for k ≥ 3
+    models, where its posterior has no finite variance (:func:`results_for_full_noise`)."""
 
 
 def joint_test(
@@ -56,11 +56,12 @@ def joint_test(
     The model (``stan/joint.stan``; the docs' "joint model" section): on data set i the fold
     scores' Helmert contrasts Y_i = X_iCᵀ are matrix-normal with mean θ_i, covariance Ω_i across
     contrasts and the equicorrelated R_i = (1 − ρ_i)I + ρ_i11ᵀ across folds; the θ_i come from a
-    multivariate Student-t population (ν, θ₀, Σ₀); θ₀ is flat, Σ₀ and Ω_i have the invariant prior
-    ``|M|^(−1/2)``, ν − 1 ~ Gamma(α, β) as in the two-model test. Permuting the models permutes
-    every answer (the priors are invariant under orthogonal maps of the contrasts); at k = 2 it is
-    the two-model hierarchical model (Corani et al., 2017) with its uniform priors in the flat
-    limit.
+    multivariate Student-t population (ν, θ₀, Σ₀); θ₀ is flat, Ω_i has the invariant prior
+    ``|M|^(−1/2)`` (the program integrates Ω_i out), Σ₀ an LKJ prior on its correlation and
+    half-normal scales in a data-based basis, ν − 1 ~ Gamma(α, β) as in the two-model test.
+    Permuting the models permutes every answer (up to Σ₀'s weak prior, stated in a basis that
+    rotates with the order); at k = 2 it is the two-model hierarchical model (Corani et al.,
+    2017) with its uniform priors in the flat limit.
 
     Parameters
     ----------
@@ -88,13 +89,14 @@ def joint_test(
         Prior of ν, as in :func:`~bayes_hier.hierarchical.hierarchical_test`.
     noise
         The fold noise of each data set: ``"full"``, a covariance Ω_i of the contrasts
-        (``stan/joint.stan``; needs at least as many results as models on every data set, and
-        warns with a :class:`FewFoldsWarning` below 2k + 2 results for k ≥ 3 models, where
-        Ω_i's posterior has heavy tails); ``"fold"``, one noise scale per model and data set, drawn
-        hierarchically, with a fold effect shared by the models (``stan/joint_fold.stan``,
-        :mod:`~.fold_noise`: any number of folds ≥ 2); ``"auto"`` (default), ``"full"`` where
-        every data set has at least 2k_i + 2 results (runs × folds) for its k_i ≥ 3 models
-        (:func:`results_for_full_noise`; any number for two models), else ``"fold"``.
+        (``stan/joint.stan``, which integrates it out; needs at least 2k − 1 results on every
+        data set with k models, and warns with a :class:`FewFoldsWarning` below 2k + 2 results
+        for k ≥ 3 models, where Ω_i's posterior has heavy tails); ``"fold"``, one noise scale per
+        model and data set, drawn hierarchically, with a fold effect shared by the models
+        (``stan/joint_fold.stan``, :mod:`~.fold_noise`: any number of folds ≥ 2); ``"auto"``
+        (default), ``"full"`` where every data set has at least 2k_i + 2 results (runs × folds)
+        for its k_i ≥ 3 models (:func:`results_for_full_noise`; 3 for two models), else
+        ``"fold"``.
     hdi_prob
         Mass of the highest-density intervals.
     alpha
@@ -180,20 +182,23 @@ def joint_test(
 
 def results_for_full_noise(models_run: np.ndarray | int) -> np.ndarray:
     """The results (runs × folds) a data set with k_i models needs for ``noise="auto"`` to fit its
-    full noise covariance Ω_i: 2k_i + 2, or 2 for two models.
+    full noise covariance Ω_i: 2k_i + 2, or 3 for two models.
 
-    With d = k_i − 1 ≥ 2 contrasts and n results, Ω_i's conditional posterior is, in its tail, an
-    inverse Wishart with n − d degrees of freedom (the scatter's |Ω_i|^(−(n−1)/2), the mean's
-    |Ω_i|^(−1/2) and the prior's |Ω_i|^(−1/2)), whose variance is finite only above d + 3
-    degrees of freedom, i.e. for n ≥ 2d + 4 = 2k_i + 2. Below that the tails of the Cholesky
-    factor's off-diagonal entries are polynomial and NUTS often fails to explore them (measured:
-    3 models × 8 data sets × 4 folds, 222 divergent transitions; 5 models × 20 data sets × 8 and
-    10 folds, R-hat 1.118 and 1.033; at 12 folds R-hat 1.008 and 31 leapfrog steps per draw).
-    With two models Ω_i is one variance, whose logarithm (the sampler's coordinate) has
-    exponential tails for any n ≥ 2, as in the two-model test.
+    With d = k_i − 1 contrasts and n results, ``joint.stan`` integrates Ω_i out, which leaves
+    ȳ_i | θ_i a Student-t with n − 2d degrees of freedom (:func:`~.likelihood.noise_marginal`):
+    at least 1, so n ≥ 2d + 1 = 2k_i − 1, is the program's minimum (``noise="full"`` refuses
+    below). With few degrees of freedom a data set's mean far from the others can be explained
+    either by its own noise or by the population, and the posterior of Ω_i has no finite variance
+    below n − d = d + 4 (the inverse Wishart tail of its conditional): measured on the few-fold
+    generator's 5 × 20 × 10 study (seed 1, n − 2d = 2), R-hat 1.53 with Ω_i integrated out and
+    1.53 with Ω_i sampled (and 8 divergences); at 12 folds R-hat 1.003; with Ω_i sampled, 3 models
+    × 8 data sets × 4 folds gave 222 divergent transitions. So ``"auto"`` asks for
+    n ≥ 2d + 4 = 2k_i + 2. With two models Ω_i is one variance and the program's minimum of 3
+    results suffices for ``"auto"`` (with Ω_i sampled, two models × 20 data sets × 4 folds gave 0
+    divergences and 15 steps per draw, where the fold-level noise has a curved ridge).
     """
     models_run = np.asarray(models_run)
-    return np.where(models_run <= 2, 2, 2 * models_run + 2)
+    return np.where(models_run <= 2, 3, 2 * models_run + 2)
 
 
 def noise_structure(noise: str, data: MultiCVData) -> str:
@@ -215,12 +220,13 @@ def too_few_for_full_noise(data: MultiCVData) -> np.ndarray:
 
 def warn_heavy_tailed_noise(data: MultiCVData) -> None:
     """A :class:`FewFoldsWarning` naming the data sets with fewer results than
-    :func:`results_for_full_noise` (for ``noise="full"`` asked for explicitly)."""
+    :func:`results_for_full_noise` (for ``noise="full"`` asked for explicitly); a data set below
+    the program's minimum of 2k − 1 results is refused instead, by the model's input."""
     models_run = data.observed.sum(axis=1)
     short = [
         f"{name} ({int(n)} for {int(k)} models)"
         for name, n, k, few in zip(data.datasets, data.n, models_run, too_few_for_full_noise(data))
-        if few
+        if few and n >= 2 * k - 1
     ]
     if short:
         listed = ", ".join(short[:5]) + (", ..." if len(short) > 5 else "")

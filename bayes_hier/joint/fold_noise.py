@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from .contrasts import helmert_contrasts, observed_contrasts
+from .contrasts import helmert_contrasts, observed_contrasts, pad_observed
 
 
 def score_scatters(blocks: list[np.ndarray]) -> np.ndarray:
@@ -120,11 +120,7 @@ def fold_noise_covariances(stan_data: dict, log_sigma: np.ndarray) -> np.ndarray
     beyond each data set's d_i (as the full covariances' completion does)."""
     contrasts = np.asarray(stan_data["noise_contrasts"], float)
     root = contrasts * np.exp(log_sigma)[..., None, :]
-    noise_cov = root @ np.swapaxes(root, -1, -2)
-    d = noise_cov.shape[-1]
-    used = np.arange(d)[None, :] < np.asarray(stan_data["observed"])[:, None]
-    both = used[:, :, None] & used[:, None, :]
-    return np.where(both, noise_cov, np.eye(d))
+    return pad_observed(root @ np.swapaxes(root, -1, -2), stan_data["observed"])
 
 
 def fold_noise_initial_values(q: int, k: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -35,6 +35,7 @@ from .fold_noise import (
     noise_levels,
     score_scatters,
 )
+from .likelihood import noise_marginal
 
 
 @dataclass(frozen=True)
@@ -162,13 +163,10 @@ class JointCalibrationPrior:
             population_prior_df=float(self.population_df),
             population_prior_scale=np.asarray(self.population_scale, float),
         )
-        if noise == "full":
-            fields.update(
-                noise_prior_df=float(self.noise_df),
-                noise_prior_scale=np.asarray(self.noise_scale, float),
-            )
-        else:
+        if noise == "fold":
             fields.update(noise_level_prior_sd=float(self.noise_level_sd))
+        # with noise="full" the prior of the Ω_i enters the data through df_i and V_i
+        # (:func:`full_noise_fields`)
         return fields
 
 
@@ -186,9 +184,7 @@ def calibration_fields(d: int, noise: str = "full") -> dict[str, Any]:
         "population_prior_df": float(d + 1),
         "population_prior_scale": np.eye(d),
     }
-    if noise == "full":
-        fields.update(noise_prior_df=float(d + 1), noise_prior_scale=np.eye(d))
-    else:
+    if noise == "fold":
         fields.update(noise_level_prior_sd=1.0)
     return fields
 
@@ -217,10 +213,11 @@ class JointModelInput(ScoreBlocks):
         The data of ``joint.stan``, including the calibration-prior fields
         (:class:`JointCalibrationPrior`; ``calibration_prior`` = 0 unless one was given) and the
         missing-model fields ``observed`` (d_i per data set) and ``design`` (M_i, padded), with
-        ``ybar``, ``scatter`` and ``noise_basis`` padded beyond d_i (:func:`observed_designs`).
+        ``ybar``, ``noise_df`` and ``mean_noise_root`` padded beyond d_i
+        (:func:`observed_designs`, :func:`full_noise_fields`).
     noise
         The noise structure, ``"full"`` (``joint.stan``) or ``"fold"`` (``joint_fold.stan``,
-        whose noise fields replace ``scatter`` and ``noise_basis``: :mod:`~.fold_noise`).
+        whose noise fields replace ``noise_df`` and ``mean_noise_root``: :mod:`~.fold_noise`).
     """
 
     contrasts: np.ndarray
@@ -383,14 +380,15 @@ def _check_regular(
     scatters: np.ndarray, sizes: np.ndarray, n: np.ndarray, datasets: tuple[str, ...]
 ) -> None:
     for name, scatter, m, folds in zip(datasets, scatters, sizes, n):
-        if folds < m + 1:
+        if folds < 2 * m + 1:
             raise ValueError(
                 f"Data set {name!r} has {int(folds)} cross-validation results per model for "
                 f"{int(m) + 1} models: the full noise covariance of the models' {int(m)} "
                 "differences on each data set is estimated from its folds, which needs at least "
-                "as many results as models. Use noise='fold' (one noise scale per model and data "
-                "set, any number of folds; the default noise='auto' does so), more folds or runs, "
-                "or fewer models at once."
+                f"2k - 1 = {2 * int(m) + 1} results for k models (below 2k - 2 the posterior is "
+                "improper). Use noise='fold' (one noise scale per model and data set, any number "
+                "of folds; the default noise='auto' does so), more folds or runs, or fewer "
+                "models at once."
             )
         eigenvalues = np.linalg.eigvalsh(scatter[:m, :m])
         if not eigenvalues[0] > 1e-12 * max(eigenvalues[-1], np.finfo(float).tiny):
@@ -399,6 +397,29 @@ def _check_regular(
                 "(e.g. one model's scores are an average of others'), so their covariance cannot "
                 "be estimated. Drop one of the dependent models."
             )
+
+
+def full_noise_fields(
+    n: np.ndarray,
+    rho: np.ndarray,
+    scatters: np.ndarray,
+    sizes: np.ndarray,
+    design: np.ndarray,
+    calibration: JointCalibrationPrior | None,
+) -> dict[str, Any]:
+    """The noise fields of ``joint.stan``: df_i (``noise_df``) and the Cholesky factor of V_i
+    (``mean_noise_root``) of ȳ_i | θ_i with Ω_i integrated out
+    (:func:`~.likelihood.noise_marginal`).
+    Under the calibration prior Ω ~ InvWishart(ν, Ψ) on the k − 1 contrasts, a data set with
+    d_i observed contrasts has Ω_i ~ InvWishart(ν − d + d_i, M_iΨM_iᵀ), the law of M_iΩM_iᵀ."""
+    if calibration is None:
+        df, mean_noise = noise_marginal(n, rho, scatters, sizes)
+    else:
+        d = scatters.shape[-1]
+        prior_scale = np.einsum("qij,jl,qml->qim", design, calibration.noise_scale, design)
+        prior_df = calibration.noise_df - d + sizes
+        df, mean_noise = noise_marginal(n, rho, scatters, sizes, prior_df, prior_scale)
+    return {"noise_df": df, "mean_noise_root": np.linalg.cholesky(mean_noise)}
 
 
 def build_joint_input(
@@ -413,10 +434,11 @@ def build_joint_input(
 ) -> JointModelInput:
     """Perturb ties, take the contrasts' statistics, rescale and fill in the program's data.
 
-    Bases: A_i = chol(S_i / ((n_i − 1) a_i)) (the sample estimate of Ω_i) and
-    A₀ = chol(Cov_i(ȳ_i) + mean_i (b_i / n_i) Ω̂_i) (the spread of the means, never singular);
-    with them the Cholesky parameters L_i and L₀ of ``joint.stan`` are of order 1
-    (:func:`population_estimate`, which also covers models missing on some data sets). With
+    The basis A₀ = chol(Cov_i(ȳ_i) + mean_i (b_i / n_i) Ω̂_i) (the spread of the means, never
+    singular; Ω̂_i = S_i / ((n_i − 1) a_i), the sample estimate of Ω_i) makes the Cholesky
+    parameter L₀ of Σ₀ of order 1 (:func:`population_estimate`, which also covers models missing
+    on some data sets). With ``noise="full"`` (``joint.stan``) the noise fields are the Student-t
+    df_i and scale V_i of ȳ_i | θ_i with Ω_i integrated out (:func:`full_noise_fields`). With
     ``noise="fold"`` (``joint_fold.stan``) Ω̂_i = s_i²I (:func:`~.fold_noise.noise_levels`) and
     the noise fields are those of :mod:`~.fold_noise`.
 
@@ -433,7 +455,7 @@ def build_joint_input(
         Proper, fixed priors replacing the default ones (:class:`JointCalibrationPrior`),
         stated in the model's units; default: the model's own priors (``calibration_prior`` = 0).
     noise
-        ``"full"`` (a covariance Ω_i per data set: needs at least as many results as models) or
+        ``"full"`` (a covariance Ω_i per data set: needs at least 2k − 1 results for k models) or
         ``"fold"`` (fold-level scales, any number of folds ≥ 2).
 
     Raises
@@ -468,10 +490,7 @@ def build_joint_input(
     a, b = 1 - data.rho, 1 + (n - 1) * data.rho
     if noise == "full":
         noise_estimate = scatters / ((n - 1) * a)[:, None, None]
-        noise_fields = {
-            "scatter": _pad_identity(scatters, sizes),
-            "noise_basis": np.linalg.cholesky(_pad_identity(noise_estimate, sizes)),
-        }
+        noise_fields = full_noise_fields(n, data.rho, scatters, sizes, design, calibration)
     else:
         levels = noise_levels(scatters, sizes, n, a)
         noise_estimate = levels[:, None, None] ** 2 * np.eye(d)
@@ -531,20 +550,17 @@ def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Gen
     """Data-based, jittered initial values, one dict per chain (conventions §3.2, for the joint
     model).
 
-    θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the noise factors near the identity (Ω_i at
-    its sample estimate); the factor of Σ₀/g, diag(s)L_R, with s near 1/2 and L_R = I (Σ₀ between
-    0 and the spread of the means); α = 2,
-    β = 0.1 and the standardised logs of ν − 1 and τ_i near 0; the fold-level noise's scales near
-    their data set's level (:func:`~.fold_noise.fold_noise_initial_values`). Each is jittered so
-    that R-hat can see stuck chains.
+    θ₀ near the mean of the ȳ_i (θ₀_raw near 0); the standardised logs of the noise weights w_i
+    near 0 (``noise="full"``); the factor of Σ₀/g, diag(s)L_R, with s near 1/2 and L_R = I (Σ₀
+    between 0 and the spread of the means); α = 2, β = 0.1 and the standardised logs of ν − 1 and
+    τ_i near 0; the fold-level noise's scales near their data set's level
+    (:func:`~.fold_noise.fold_noise_initial_values`). Each is jittered so that R-hat can see
+    stuck chains.
     """
     data = model_input.data
     q, d = data["q"], data["k"] - 1
     student = data["nu_prior"] != 2
     hierarchical = data["nu_prior"] == 0
-
-    def near_identity(size: float, jitter: float) -> np.ndarray:
-        return np.diag(size * np.exp(jitter * rng.standard_normal(d)))
 
     inits = []
     for _ in range(chains):
@@ -554,7 +570,7 @@ def initial_values(model_input: JointModelInput, chains: int, rng: np.random.Gen
                 "population_sd": 0.5 * np.exp(0.1 * rng.standard_normal(d)),
                 "population_corr": np.eye(d),
                 **(
-                    {"noise_factor": np.array([near_identity(1.0, 0.05) for _ in range(q)])}
+                    {"noise_weight_raw": 0.1 * rng.standard_normal(q)}
                     if model_input.noise == "full"
                     else fold_noise_initial_values(q, d + 1, rng)
                 ),

@@ -1,12 +1,14 @@
 """The sampler's coordinates of the joint model turned into the model's quantities.
 
 ``stan/joint.stan`` samples θ₀ (as θ₀_raw), the factor L₀ of Σ₀/g (as its standard deviations
-and correlation factor; L₀ is a transformed parameter) and the Cholesky factors L_i (in the
-data-based bases A₀, A_i), and the standardised logs of ν − 1 and τ_i; the true contrasts θ_i are
-integrated out. This module rebuilds Σ₀ = gA₀L₀L₀ᵀA₀ᵀ, Ω_i = A_iL_iL_iᵀA_iᵀ, ν and τ_i, draws θ_i
-from its normal full conditional (:func:`~.likelihood.theta_full_conditional`, one exact draw per
-posterior draw, so the θ_i draws are posterior draws), and expresses everything per model and per
-pair of models in the original units:
+and correlation factor; L₀ is a transformed parameter), and the standardised logs of ν − 1, of
+the mixing precisions τ_i and of the noise weights w_i; the true contrasts θ_i and the noise
+covariances Ω_i are integrated out. This module rebuilds Σ₀ = gA₀L₀L₀ᵀA₀ᵀ, ν, τ_i and w_i, draws
+θ_i from its normal full conditional given τ_i and w_i
+(:func:`~.likelihood.theta_given_mean_noise`) and then Ω_i from its inverse Wishart full
+conditional given θ_i (:func:`~.likelihood.inverse_wishart_draws`): one exact draw each per
+posterior draw, so the θ_i and Ω_i draws are posterior draws. It expresses everything per model
+and per pair of models in the original units:
 
 * ``mu0`` (model): the population's centred model effects Cᵀθ₀ (they sum to 0);
 * ``delta0``, ``sigma0`` (pair): location cᵀθ₀ and scale √(cᵀΣ₀c) of the Student-t population of the
@@ -33,9 +35,9 @@ import numpy as np
 import xarray as xr
 
 from ..hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
-from .contrasts import observed_pair_vectors, pair_vectors
+from .contrasts import observed_pair_vectors, pad_observed, pair_vectors
 from .fold_noise import fold_noise_covariances, log_sigmas
-from .likelihood import theta_full_conditional
+from .likelihood import inverse_wishart_draws, theta_given_mean_noise
 from .model_input import JointModelInput
 
 
@@ -67,18 +69,38 @@ def theta0_from_raw(stan_data: dict, theta0_raw: np.ndarray) -> np.ndarray:
     return centre + np.einsum("ij,...j->...i", stan_data["population_basis"], theta0_raw)
 
 
-def observed_noise_cov(stan_data: dict, noise_factor: np.ndarray) -> np.ndarray:
-    """Ω_i = (A_iL_i)(A_iL_i)ᵀ of the observed contrasts, padded block-diagonally with I.
+def noise_weights(stan_data: dict, noise_weight_raw: np.ndarray) -> np.ndarray:
+    """The noise weights w_i ~ Gamma(df_i/2, df_i/2) of ``joint.stan`` from their standardised
+    logs (..., q)."""
+    return tau_from_standardised(noise_weight_raw, np.asarray(stan_data["noise_df"], float))
 
-    A data set with d_i < d observed contrasts uses the top-left d_i × d_i block of its padded
-    factor only (``joint.stan``); the rest is replaced by the identity so that the padded Ω_i
-    works in :func:`~.likelihood.theta_full_conditional`. ``noise_factor``: (..., q, d, d).
+
+def draw_noise_covariances(
+    stan_data: dict, thetas: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
+    """One draw of every Ω_i from its full conditional given θ_i (..., q, d), padded with I.
+
+    Given θ_i, p(Ω_i | ·) ∝ |Ω_i|^(−(df_i + 2d_i + 1)/2) exp(−tr(Ω_i⁻¹B_i)/2) with
+    B_i = (n_i/b_i)(df_iV_i + e_ie_iᵀ), e_i = ȳ_i − M_iθ_i: InvWishart(df_i + d_i, B_i) on the
+    d_i observed contrasts (:func:`~.likelihood.noise_marginal`; df_i + d_i = n_i − d_i under the
+    invariant prior). Drawn padded to d with df_i + d and B_i's unused block the identity: the
+    top-left d_i × d_i block of InvWishart(ν + d − d_i, B) is InvWishart(ν, B_11).
     """
-    noise_cov = _factor_product(stan_data["noise_basis"], noise_factor)
-    d = noise_cov.shape[-1]
-    used = np.arange(d)[None, :] < np.asarray(stan_data["observed"])[:, None]  # (q, d)
-    both = used[:, :, None] & used[:, None, :]
-    return np.where(both, noise_cov, np.eye(d))
+    n, rho = np.asarray(stan_data["n"], float), np.asarray(stan_data["rho"], float)
+    observed = np.asarray(stan_data["observed"])
+    df = np.asarray(stan_data["noise_df"], float)
+    root = np.asarray(stan_data["mean_noise_root"], float)
+    d = root.shape[-1]
+    mean_noise = root @ np.swapaxes(root, -1, -2)
+    residual = np.asarray(stan_data["ybar"]) - np.einsum(
+        "qij,...qj->...qi", np.asarray(stan_data["design"], float), thetas
+    )
+    n_over_b = n / (1 + (n - 1) * rho)
+    scale = n_over_b[:, None, None] * (
+        df[:, None, None] * mean_noise + np.einsum("...i,...j->...ij", residual, residual)
+    )
+    draws = inverse_wishart_draws(df + d, pad_observed(scale, observed), rng)
+    return pad_observed(draws, observed)
 
 
 def _factor_product(basis: np.ndarray, factor: np.ndarray) -> np.ndarray:
@@ -106,18 +128,19 @@ def _draw_thetas(
     theta0: np.ndarray,
     population_cov: np.ndarray,
     inverse_tau: np.ndarray,
-    noise_cov: np.ndarray,
+    mean_noise: np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """One draw of every θ_i from its full conditional per posterior draw, chain by chain."""
+    """One draw of every θ_i from its full conditional per posterior draw, chain by chain;
+    ``mean_noise`` is the covariance W_i of ȳ_i given θ_i (chain, draw, q, d, d)."""
     data = model_input.data
-    n, rho, ybar = np.asarray(data["n"], float), data["rho"], np.asarray(data["ybar"])
+    ybar = np.asarray(data["ybar"])
     design = None if model_input.complete else np.asarray(data["design"], float)
     thetas = np.empty(inverse_tau.shape + theta0.shape[-1:])
     for chain in range(theta0.shape[0]):
         prior_cov = population_cov[chain][:, None] * inverse_tau[chain][..., None, None]
-        mean, cov = theta_full_conditional(
-            n, rho, ybar, theta0[chain][:, None], prior_cov, noise_cov[chain], design
+        mean, cov = theta_given_mean_noise(
+            ybar, theta0[chain][:, None], prior_cov, mean_noise[chain], design
         )
         root = covariance_root(cov)
         z = rng.standard_normal(mean.shape)
@@ -176,9 +199,13 @@ def complete_posterior(
     chains, draws = theta0.shape[:2]
     variables: dict[str, xr.DataArray] = {}
     if model_input.noise == "full":
-        noise_cov = observed_noise_cov(data, _values(posterior, "noise_factor"))
+        weights = noise_weights(data, _values(posterior, "noise_weight_raw"))
+        root = np.asarray(data["mean_noise_root"], float)
+        mean_noise = (root @ np.swapaxes(root, -1, -2)) / weights[..., None, None]
     else:
         noise_cov = _fold_noise(posterior, model_input, variables)
+        n, rho = np.asarray(data["n"], float), np.asarray(data["rho"], float)
+        mean_noise = ((1 + (n - 1) * rho) / n)[:, None, None] * noise_cov
     inverse_tau = np.ones((chains, draws, data["q"]))
     nu_raw = _values(posterior, "nu_raw")
     if nu_raw is not None:
@@ -196,7 +223,9 @@ def complete_posterior(
         population_cov = population_cov * np.exp(np.log(tau).mean(axis=-1))[..., None, None]
         variables["nu"] = xr.DataArray(nu, dims=("chain", "draw"))
         variables["tau"] = xr.DataArray(tau, dims=("chain", "draw", "dataset"))
-    thetas = _draw_thetas(model_input, theta0, population_cov, inverse_tau, noise_cov, rng)
+    thetas = _draw_thetas(model_input, theta0, population_cov, inverse_tau, mean_noise, rng)
+    if model_input.noise == "full":
+        noise_cov = draw_noise_covariances(data, thetas, rng)
     pairs = pair_labels(models)
     indices = [(models.index(a), models.index(b)) for a, b in pairs]
     vectors = pair_vectors(contrasts, indices)

@@ -12,18 +12,6 @@
   real inverse_wishart_replacement(matrix M, real df, matrix scale) {
     return inv_wishart_lpdf(M | df, scale) + 0.5 * log_determinant(M);
   }
-  // log p(L) for a d x d Cholesky factor L of which only the top-left m x m block is used (a
-  // data set with m < d observed contrasts): |M|^(-1/2) on that block's M = L L'
-  // (invariant_cholesky_log_prior) and a fixed proper density on the unused entries, which do
-  // not enter the likelihood: standard normal below the diagonal, log-normal(0, 1) on it.
-  real padded_cholesky_log_prior(matrix L, int m) {
-    int d = rows(L);
-    real lp = invariant_cholesky_log_prior(L[1:m, 1:m]);
-    for (r in (m + 1):d) {
-      lp += std_normal_lpdf(L[r, 1:(r - 1)]) + lognormal_lpdf(L[r, r] | 0, 1);
-    }
-    return lp;
-  }
   // log Jacobian of (s, L_R) -> diag(s) L_R, with s > 0 standard deviations and L_R the Cholesky
   // factor of a correlation matrix in Stan's coordinates (its free entries below the diagonal):
   // row j of diag(s) L_R is s_j times a unit vector with last entry L_R[j, j], so the Jacobian is
