@@ -46,6 +46,7 @@ from bayes_hier.ranks import ranks_of
 from bayes_hier.stan_programs import load_program
 
 from .measure import commit, descendants_cpu_seconds, load_averages
+from .summary import Measured, Row, met
 
 ROPE = 1.0
 SEED = 1
@@ -159,13 +160,13 @@ def ess_lines(result: JointResult) -> list[str]:
     return lines
 
 
-def fit_lines(fit: TimedFit) -> list[str]:
+def fit_lines(fit: TimedFit, heading: str = "## The real-data fit") -> list[str]:
     result = fit.result
     d = result.diagnostics
     depth = result.idata.sample_stats["tree_depth"].values
     lines = [
         "",
-        "## The real-data fit",
+        heading,
         "",
         f"* **Wall time: {fit.wall:.1f} s** for {d['chains']} chains x {d['draws']} draws "
         f"(+{result.settings['warmup']} warm-up); load average before: {fit.load_before}, "
@@ -201,6 +202,34 @@ def fit_lines(fit: TimedFit) -> list[str]:
             f"{row.p_population_rope:.3f} / {row.p_population_second_better:.3f} |"
         )
     return lines + ess_lines(result)
+
+
+#: The target of a default real-data fit on 2 cores (``make bench``'s target 8b), in seconds.
+REAL_DATA_TARGET = 30.0
+
+
+def real_data_benchmark() -> Measured:
+    """``make bench``'s section ``joint-real`` (target 8b): one default fit of the joint model on
+    the real data (5 models x 54 data sets x 100 folds, 4 x 1000 draws after 1000 warm-up, seed 1,
+    rope 1), after the programs are compiled, with its wall and CPU times and diagnostics."""
+    compile_joint_programs()
+    fit = timed_fit(load_uci_weka())
+    d = fit.result.diagnostics
+    converged = d["divergences"] == 0 and d["max_rhat"] <= 1.01
+    figure = (
+        f"{fit.wall:.1f} s wall (chains' CPU {fit.chain_cpu:.1f} s, this process "
+        f"{fit.parent_cpu:.1f} s); {d['divergences']} divergences, max R-hat "
+        f"{d['max_rhat']:.4f}, {fit.steps_per_draw:.1f} steps per draw"
+    )
+    lines = fit_lines(fit, "## The joint model on the real data")
+    lines[3:3] = [
+        "The model of `compare(load_uci_weka(), rope=1, method='joint', seed=1)` (full noise "
+        "covariances, integrated out), default settings, pystan; compilation excluded "
+        "(`benchmarks/joint.py`, whose `python -m benchmarks.joint` adds the k = 2 check).",
+        "",
+    ]
+    row = Row("8b", figure, met(fit.wall <= REAL_DATA_TARGET and converged))
+    return Measured(lines[1:], [row])
 
 
 def folds_lines(frame: pd.DataFrame, full: TimedFit | None) -> list[str]:
