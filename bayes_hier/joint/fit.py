@@ -29,7 +29,7 @@ from .result import JointResult, pair_datasets, pair_result
 class FewFoldsWarning(UserWarning):
     """``noise="full"`` on data sets with too few results for their models' full noise
     covariance to be fitted reliably: fewer than 2k + 2 results (runs × folds) for k ≥ 3
-    models, where its posterior has no finite variance (:func:`results_for_full_noise`)."""
+    models, where its posterior has no finite variance (:func:`~bayes_hier.joint_test`)."""
 
 
 def joint_test(
