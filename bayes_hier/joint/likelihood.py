@@ -31,6 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .contrasts import pad_observed
+
 
 def marginal_contrast_log_likelihood(
     n: ArrayLike,
@@ -136,10 +138,7 @@ def noise_marginal(
     """
     n, rho = np.asarray(n, float), np.asarray(rho, float)
     sizes = np.asarray(sizes, int)
-    d = scatter.shape[-1]
     a, b = 1 - rho, 1 + (n - 1) * rho
-    used = np.arange(d)[None, :] < sizes[:, None]
-    block = used[:, :, None] & used[:, None, :]
     base = scatter / a[:, None, None]
     if prior_df is None:
         df = n - 2 * sizes
@@ -151,8 +150,7 @@ def noise_marginal(
             "Integrating the noise covariance out needs at least 2d + 1 results on a data set "
             f"with d contrasts; got degrees of freedom {df.min():g}."
         )
-    scale = (b / n / df)[:, None, None] * base
-    return df, np.where(block, scale, np.eye(d))
+    return df, pad_observed((b / n / df)[:, None, None] * base, sizes)
 
 
 def theta_given_mean_noise(

@@ -341,13 +341,6 @@ def observed_designs(contrasts: np.ndarray, observed: np.ndarray) -> tuple[np.nd
     return sizes, design
 
 
-def _pad_identity(matrices: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """The d × d matrices with the identity in the block beyond each data set's d_i contrasts."""
-    d = matrices.shape[-1]
-    unused = np.arange(d)[None, :] >= sizes[:, None]
-    return matrices + np.einsum("qi,ij->qij", unused, np.eye(d))
-
-
 def check_design(data: MultiCVData) -> None:
     """Models missing on some data sets: check that the comparison is identified.
 
