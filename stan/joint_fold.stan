@@ -62,8 +62,8 @@
 // ybar_i with Omega_i = B_i D_i B_i' (B_i = C_i E_i, E_i selecting the models run).
 //
 // The model block computes this for all data sets at once, so that a gradient creates few
-// autodiff nodes (at 16 models x 132 data sets x 4 folds it was 2.4-2.5 ms of CPU, one data set
-// at a time; it is 1.35 ms this way, the same log density and gradient to 1e-11):
+// autodiff nodes (at 16 models x 132 data sets x 4 folds a gradient took 2.5 ms of CPU, one data set
+// at a time, and takes 1.4 ms this way, with the same log density and gradient to 1e-11):
 //  * the sigma_im, weights and Wishart part as q x k matrices, tr(P T_i) through one sparse
 //    block-diagonal product of all the T_i;
 //  * for a complete data set, Cov(ybar_i) = Sigma0 / tau_i + (b_i / n_i) C D_i C' = M_i / t_i
