@@ -36,16 +36,14 @@ import numpy as np
 import pandas as pd
 
 from bayes_hier.diagnostics import rank_diagnostics
-from bayes_hier.engines import get_engine
 from bayes_hier.examples import load_uci_weka
 from bayes_hier.hierarchical import hierarchical_test
 from bayes_hier.joint import JointResult, joint_test
 from bayes_hier.joint.model import FoldNoiseJointModel, JointModel
 from bayes_hier.joint.result import NEXT_DRAWS_PER_POSTERIOR_DRAW
 from bayes_hier.ranks import ranks_of
-from bayes_hier.stan_programs import load_program
 
-from .measure import commit, descendants_cpu_seconds, load_averages
+from .measure import commit, compile_programs, descendants_cpu_seconds, load_averages
 from .summary import Measured, Row, met
 
 ROPE = 1.0
@@ -82,9 +80,7 @@ def compile_joint_programs() -> None:
     """Compile (or find cached) both programs of the joint model with the engine of the timed
     fits, so that no timed fit includes a compilation (its compiler processes would count as the
     chains' CPU)."""
-    engine = get_engine(SETTINGS["engine"])
-    for model in (JointModel, FoldNoiseJointModel):
-        engine.compile(load_program(model.program))
+    compile_programs((JointModel.program, FoldNoiseJointModel.program), SETTINGS["engine"])
 
 
 def timed_fit(frame: pd.DataFrame, **options) -> TimedFit:

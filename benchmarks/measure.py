@@ -91,6 +91,18 @@ class Stopwatch:
 OUTPUTS = ("benchmarks/RESULTS.md", "benchmarks/RESULTS.json", "benchmarks/COMPARE.md")
 
 
+def compile_programs(names: tuple[str, ...], engine: str = "auto") -> None:
+    """Compile (or find cached) the Stan programs ``names`` with ``engine``, so that no timed fit
+    includes a compilation (its compiler processes would count as the chains' CPU, and after a
+    change of a program its first fit would wait minutes for the compiler)."""
+    from bayes_hier.engines import get_engine
+    from bayes_hier.stan_programs import load_program
+
+    resolved = get_engine(engine)
+    for name in names:
+        resolved.compile(load_program(name))
+
+
 def commit() -> str:
     """The short hash of HEAD, with ``+changes`` when tracked files other than the benchmarks'
     own outputs (:data:`OUTPUTS`) differ from it."""

@@ -30,9 +30,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_hier import compare
-from bayes_hier.engines import get_engine
-from bayes_hier.stan_programs import load_program
-from benchmarks.measure import Stopwatch, now
+from benchmarks.measure import Stopwatch, compile_programs, now
 from benchmarks.summary import Measured, Row, met
 
 MODELS, DATASETS, FOLDS = 16, 132, 4
@@ -44,15 +42,6 @@ PAIRS_TARGET_S, JOINT_TARGET_S = 180.0, 180.0
 MISSING = ("d005", "m03", (3, 4))
 #: The programs the timed fits use (the pairs' three charts and the joint model's fold noise).
 PROGRAMS = ("hierarchical", "hierarchical_quadrature", "hierarchical_two_chart", "joint_fold")
-
-
-def compile_programs() -> None:
-    """Compile (or find cached) the programs of the timed fits with the default engine, so
-    that no timed fit includes a compilation (after a change of a program its first fit would
-    otherwise wait minutes for the compiler)."""
-    engine = get_engine("auto")
-    for name in PROGRAMS:
-        engine.compile(load_program(name))
 
 
 def simulated_study(seed: int = 0) -> dict[str, np.ndarray]:
@@ -169,7 +158,7 @@ def scale_benchmark(
     if size == "full":
         models, joint_iterations = MODELS, 1000
     study = simulated_study()
-    compile_programs()
+    compile_programs(PROGRAMS)
     pairs = models * (models - 1) // 2
     pair_watch, pair_result = time_pairs(study, models, jobs)
     table = pair_result.pairs
