@@ -321,3 +321,32 @@ def test_fit_scope_stores_the_chains_messages_uncompressed():
     assert stub.zlib is zlib
     compressed = zlib.compressobj(zlib.Z_BEST_SPEED, wbits=zlib.MAX_WBITS | 16)
     assert len(compressed.compress(messages) + compressed.flush()) < len(messages) / 10
+
+
+def test_fit_scope_drops_the_diagnostic_writers_messages_only():
+    """Inside a fit, the stream of a socket whose first message has the topic "diagnostic" (the
+    sampler's position, momentum and gradient, which pystan does not read) is dropped, whatever
+    the chunks it arrives in; the draws' stream keeps every byte, and so does a stream that
+    ends before its first line does."""
+    import gzip
+    import zlib
+
+    import httpstan.services_stub as stub
+
+    from bayes_hier.engines._httpstan import httpstan_fit_scope
+
+    def relayed(messages: bytes, chunk: int) -> bytes:
+        stream = stub.zlib.compressobj(level=zlib.Z_BEST_SPEED, wbits=zlib.MAX_WBITS | 16)
+        parts = [stream.compress(messages[i : i + chunk]) for i in range(0, len(messages), chunk)]
+        return gzip.decompress(b"".join(parts) + stream.flush())
+
+    draws = b'{"version":1,"topic":"sample","values":{"lp__":-1.5,"x.1":0.25}}\n' * 300
+    diagnostic = b'{"version":1,"topic":"diagnostic","values":{"lp__":-1.5,"x":0.25}}\n' * 300
+    with httpstan_fit_scope():
+        for chunk in (7, 64, 8192):
+            assert relayed(draws, chunk) == draws
+            assert relayed(diagnostic, chunk) == b""
+        assert relayed(b'{"version":1,"topic":"logger"', 5) == b'{"version":1,"topic":"logger"'
+        # a draw whose values mention the word is kept: only the topic counts
+        mention = b'{"version":1,"topic":"sample","values":{"diagnostic":1}}\n'
+        assert relayed(mention, 10) == mention
