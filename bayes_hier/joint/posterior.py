@@ -5,10 +5,11 @@ and correlation factor; L₀ is a transformed parameter), and the standardised l
 the mixing precisions τ_i and of the noise weights w_i; the true contrasts θ_i and the noise
 covariances Ω_i are integrated out. This module rebuilds Σ₀ = gA₀L₀L₀ᵀA₀ᵀ, ν, τ_i and w_i, draws
 θ_i from its normal full conditional given τ_i and w_i
-(:func:`~.likelihood.theta_given_mean_noise`) and then Ω_i from its inverse Wishart full
-conditional given θ_i (:func:`~.likelihood.inverse_wishart_draws`): one exact draw each per
-posterior draw, so the θ_i and Ω_i draws are posterior draws. It expresses everything per model
-and per pair of models in the original units:
+(:func:`~.likelihood.theta_given_mean_noise`, drawn by :func:`draw_theta_given_mean_noise`)
+and then Ω_i from its inverse Wishart full conditional given θ_i
+(:func:`~.likelihood.inverse_wishart_draws`): one exact draw each per posterior draw, so the
+θ_i and Ω_i draws are posterior draws. It expresses everything per model and per pair of models
+in the original units:
 
 * ``mu0`` (model): the population's centred model effects Cᵀθ₀ (they sum to 0);
 * ``delta0``, ``sigma0`` (pair): location cᵀθ₀ and scale √(cᵀΣ₀c) of the Student-t population of the
@@ -37,7 +38,7 @@ import xarray as xr
 from ..hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
 from .contrasts import observed_pair_vectors, pad_observed, pair_vectors
 from .fold_noise import fold_noise_covariances, log_sigmas
-from .likelihood import inverse_wishart_draws, theta_given_mean_noise
+from .likelihood import inverse_wishart_draws
 from .model_input import JointModelInput
 
 
@@ -123,6 +124,56 @@ def covariance_root(cov: np.ndarray) -> np.ndarray:
         return root @ np.swapaxes(vectors, -1, -2)
 
 
+def draw_theta_given_mean_noise(
+    ybar: np.ndarray,
+    theta0: np.ndarray,
+    population_cov: np.ndarray,
+    inverse_tau: np.ndarray,
+    mean_noise: np.ndarray,
+    rng: np.random.Generator,
+    design: np.ndarray | None = None,
+) -> np.ndarray:
+    """One draw of every θ_i from its normal full conditional per posterior draw (the
+    distribution of :func:`~.likelihood.theta_given_mean_noise`), by Matheron's rule.
+
+    With V_i = Σ₀/τ_i, θ* = θ₀ + V_i^½ z and ε* = W_i^½ z' drawn from the prior and the noise
+    (z, z' standard normal), θ_i = θ* + V_iM_iᵀ(M_iV_iM_iᵀ + W_i)⁻¹(ȳ_i − M_iθ* − ε*) is a draw of
+    θ_i | ȳ_i (the conditioning of a joint normal by its residual; Hoffman and Ribak 1991,
+    Wilson et al. 2020): one linear solve with one right-hand side per data set and draw, where
+    the conditional's mean and covariance need a solve with d right-hand sides, four products of
+    d × d matrices and a Cholesky factor. The root of Σ₀ is taken once per draw and scaled by
+    τ_i^(−½). Where M_iV_iM_iᵀ + W_i is singular in floating point, its pseudo-inverse stands for
+    the inverse, as in :func:`~.likelihood.theta_given_mean_noise`.
+
+    Shapes: ``ybar`` (q, d); ``theta0`` (draw, d); ``population_cov`` Σ₀ (draw, d, d);
+    ``inverse_tau`` (draw, q); ``mean_noise`` W_i (draw, q, d, d); ``design`` M_i (q, d, d),
+    default the identity (a data set with models missing has zero rows beyond its d_i and W_i
+    the identity there, see :func:`~.contrasts.pad_observed`). Returns θ_i (draw, q, d).
+    """
+    scale = np.sqrt(inverse_tau)[..., None]
+    population_root = covariance_root(population_cov)
+    prior = theta0[:, None, :] + scale * np.einsum(
+        "aij,aqj->aqi", population_root, rng.standard_normal(inverse_tau.shape + theta0.shape[-1:])
+    )
+    noise = np.einsum(
+        "aqij,aqj->aqi", covariance_root(mean_noise), rng.standard_normal(prior.shape)
+    )
+    prior_cov = population_cov[:, None] * inverse_tau[..., None, None]
+    if design is None:
+        total = prior_cov + mean_noise
+        residual = ybar - prior - noise
+    else:
+        total = design @ prior_cov @ np.swapaxes(design, -1, -2) + mean_noise
+        residual = ybar - np.einsum("qij,aqj->aqi", design, prior) - noise
+    try:
+        solved = np.linalg.solve(total, residual[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        solved = np.einsum("aqij,aqj->aqi", np.linalg.pinv(total, hermitian=True), residual)
+    if design is not None:
+        solved = np.einsum("qji,aqj->aqi", design, solved)
+    return prior + inverse_tau[..., None] * np.einsum("aij,aqj->aqi", population_cov, solved)
+
+
 def _draw_thetas(
     model_input: JointModelInput,
     theta0: np.ndarray,
@@ -131,21 +182,26 @@ def _draw_thetas(
     mean_noise: np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """One draw of every θ_i from its full conditional per posterior draw, chain by chain;
-    ``mean_noise`` is the covariance W_i of ȳ_i given θ_i (chain, draw, q, d, d)."""
+    """One draw of every θ_i from its full conditional per posterior draw, chain by chain
+    (:func:`draw_theta_given_mean_noise`); ``mean_noise`` is the covariance W_i of ȳ_i given θ_i
+    (chain, draw, q, d, d)."""
     data = model_input.data
-    ybar = np.asarray(data["ybar"])
+    ybar = np.asarray(data["ybar"], float)
     design = None if model_input.complete else np.asarray(data["design"], float)
-    thetas = np.empty(inverse_tau.shape + theta0.shape[-1:])
-    for chain in range(theta0.shape[0]):
-        prior_cov = population_cov[chain][:, None] * inverse_tau[chain][..., None, None]
-        mean, cov = theta_given_mean_noise(
-            ybar, theta0[chain][:, None], prior_cov, mean_noise[chain], design
-        )
-        root = covariance_root(cov)
-        z = rng.standard_normal(mean.shape)
-        thetas[chain] = mean + np.einsum("...ij,...j->...i", root, z)
-    return thetas
+    return np.stack(
+        [
+            draw_theta_given_mean_noise(
+                ybar,
+                theta0[chain],
+                population_cov[chain],
+                inverse_tau[chain],
+                mean_noise[chain],
+                rng,
+                design,
+            )
+            for chain in range(theta0.shape[0])
+        ]
+    )
 
 
 def _fold_noise(
