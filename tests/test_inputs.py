@@ -438,23 +438,8 @@ def test_adapt_delta_defaults_to_the_models_own_and_a_given_value_wins():
         assert SamplerOptions().for_model(model).adapt_delta == expected
         assert SamplerOptions(adapt_delta=0.8).for_model(model).adapt_delta == 0.8
     assert SamplerOptions(chains=2).for_model(BRADLEY_TERRY) == SamplerOptions(
-        chains=2, adapt_delta=0.9, warmup=1000
+        chains=2, adapt_delta=0.9
     )
-
-
-def test_warmup_defaults_to_the_models_own_and_a_given_value_wins():
-    """1000 warm-up iterations (Stan's default) unless the model states fewer: the fold-level
-    joint model 500; a given number, 0 included, is kept."""
-    from bayes_hier.hierarchical.model import HIERARCHICAL
-    from bayes_hier.joint.model import JOINT, JOINT_FOLD
-
-    assert SamplerOptions().warmup is None
-    for model, expected in ((HIERARCHICAL, 1000), (JOINT, 1000), (JOINT_FOLD, 500)):
-        assert SamplerOptions().for_model(model).warmup == expected
-        for chosen in (0, 2000):
-            assert SamplerOptions(warmup=chosen).for_model(model).warmup == chosen
-    with pytest.raises(ValueError, match="warmup must be at least 0"):
-        SamplerOptions(warmup=-1)
 
 
 def test_check_helpers():

@@ -108,10 +108,7 @@ def joint_test(
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`: ``chains``, ``draws``,
         ``warmup``, ``adapt_delta``, ``max_treedepth``, ``engine``, ``progress``), with the
-        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test` except ``adapt_delta=0.9``
-        and, with the fold-level noise, ``warmup=500`` (Stan's windowed adaptation in 500
-        iterations; measured at 16 models x 132 data sets x 4 folds to leave the same number of
-        leapfrog steps per draw as 1000).
+        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test` except ``adapt_delta=0.9``.
 
     Returns
     -------

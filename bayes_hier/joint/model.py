@@ -94,13 +94,6 @@ class FoldNoiseJointModel(JointModel):
     name = "joint model (fold-level noise)"
     program = "joint_fold"
     diagnosed = FOLD_DIAGNOSED
-    #: Warm-up iterations per chain by default: Stan's windowed adaptation in 500 iterations
-    #: (a first fast phase of 75, slow windows of 25, 50, 100 and 200, a last fast phase of 50)
-    #: instead of 1000 (whose last slow window has 500). Measured on 16 models x 132 data sets x
-    #: 4 folds (seed 1): 31.0 leapfrog steps per draw after 500 warm-up iterations as after
-    #: 1000, 24 800 instead of 39 900 warm-up steps per chain, 0 divergences, max R-hat 1.007
-    #: and min bulk ESS 1 029 of 4 000 draws (925 after 1000).
-    warmup = 500
 
     build_input = staticmethod(build_fold_input)
 
