@@ -8,13 +8,13 @@ A study of that shape is simulated (:func:`simulated_study`), then timed:
   time of all 120 pairs is then extrapolated as ``seconds x 120 / pairs measured`` and labelled
   so: the pairs are alike, every model's scores come from the same generator);
 * ``compare(..., method="joint")`` on all 16 models, with one model missing the last two folds
-  of one data set (m03 on d005, as in the public study), with its default settings (4 x 1000
-  after 1000, about 12 minutes) or, for a quick look, with ``--joint-iterations`` warm-up and
-  draws per chain (extrapolated as ``seconds x 1000 / iterations`` and labelled so: a short
-  warm-up adapts badly, and 100 iterations gave 255 leapfrog steps per draw where the default
-  fit takes 39, so the figure is far too high). With 4 folds for 16 models the joint model uses
-  its fold-level noise (``noise="auto"``); its divergences, R-hat and leapfrog steps per draw are
-  reported, and the target counts as met only for a converged fit.
+  of one data set (m03 on d005, as in the public study), with its default settings (4 chains x
+  1000 draws after 1000 warm-up iterations) or, for a quick look, with ``--joint-iterations``
+  warm-up and draws per chain (extrapolated as ``seconds x 1000 / iterations`` and labelled so:
+  a short warm-up adapts badly, and 100 iterations gave 255 leapfrog steps per draw where the
+  default fit takes 31, so the figure is far too high). With 4 folds for 16 models the joint
+  model uses its fold-level noise (``noise="auto"``); its divergences, R-hat and leapfrog steps
+  per draw are reported, and the target counts as met only for a converged fit.
 
 Every wall time comes with the load average and the CPU time
 (:class:`benchmarks.measure.Stopwatch`).
@@ -90,40 +90,41 @@ def time_pairs(study: dict[str, np.ndarray], models: int, jobs: int) -> tuple[St
     return watch, result
 
 
-def time_joint(study: pd.DataFrame, iterations: int) -> tuple[Stopwatch, object | None, str]:
-    """Wall time of the joint model on the tidy ``study``, its result, and the reason when it
-    refuses the data."""
+def time_joint(
+    study: pd.DataFrame, iterations: int | None = None
+) -> tuple[Stopwatch, object | None, str]:
+    """Wall time of the joint model on the tidy ``study`` (default settings, or ``iterations``
+    warm-up iterations and draws per chain), its result, and the reason when it refuses the
+    data."""
+    sampler = {} if iterations is None else {"draws": iterations, "warmup": iterations}
     with Stopwatch() as watch, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            result = compare(
-                study,
-                rope=ROPE,
-                method="joint",
-                seed=SEED,
-                draws=iterations,
-                warmup=iterations,
-                warn=False,
-            )
+            result = compare(study, rope=ROPE, method="joint", seed=SEED, warn=False, **sampler)
         except ValueError as error:
             return watch, None, str(error)
     return watch, result, ""
 
 
-def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: int) -> tuple:
-    """(table row, figure text, seconds of a full fit or None) of the joint model."""
+def joint_row(
+    watch: Stopwatch, result: object | None, reason: str, iterations: int | None
+) -> tuple:
+    """(table row, figure text, seconds of a full fit or None) of the joint model, fitted with
+    its default settings (``iterations=None``) or with ``iterations`` warm-up iterations and
+    draws per chain."""
     if result is None:
         return (
             f'| `compare(method="joint")` | {MODELS} models | - | - | - | not possible: {reason} |',
             f"joint: not possible ({reason})",
             None,
         )
-    seconds = watch.wall * 1000 / iterations
+    seconds = watch.wall if iterations is None else watch.wall * 1000 / iterations
     label = (
-        "measured"
-        if iterations == 1000
+        "measured, default settings"
+        if iterations is None
         else f"extrapolated from 4 x {iterations} after {iterations} warm-up"
     )
+    record = result.settings  # the fit's record: chains, draws, warmup as used
     d = result.diagnostics
     steps = float(result.idata.sample_stats["n_steps"].mean())
     noise = result.settings["options"]["noise"]
@@ -134,9 +135,9 @@ def joint_row(watch: Stopwatch, result: object | None, reason: str, iterations: 
         f"{steps:.0f} steps per draw{'' if converged else ', not converged'}"
     )
     return (
-        f'| `compare(method="joint")` | {MODELS} models ({fit}), 4 x {iterations} after '
-        f"{iterations} | {watch.wall:.1f} | {watch.cpu:.1f} | {watch.load_start:.1f} -> "
-        f"{watch.load_end:.1f} | {seconds:.0f} ({label}) |",
+        f'| `compare(method="joint")` | {MODELS} models ({fit}), {record["chains"]} x '
+        f"{record['draws']} after {record['warmup']} | {watch.wall:.1f} | {watch.cpu:.1f} | "
+        f"{watch.load_start:.1f} -> {watch.load_end:.1f} | {seconds:.0f} ({label}) |",
         f"joint {seconds / 60:.1f} min ({label}; {fit})",
         seconds if converged else None,
     )
@@ -152,11 +153,12 @@ def not_converged_text(result: object, pairs: int) -> str:
 
 
 def scale_benchmark(
-    size: str = "subset", models: int = 6, joint_iterations: int = 1000, jobs: int = 2
+    size: str = "subset", models: int = 6, joint_iterations: int | None = None, jobs: int = 2
 ) -> Measured:
-    """Markdown lines of the scale section and the row of target 8."""
+    """Markdown lines of the scale section and the row of target 8 (the joint model with its
+    default settings unless ``joint_iterations`` is given)."""
     if size == "full":
-        models, joint_iterations = MODELS, 1000
+        models, joint_iterations = MODELS, None
     study = simulated_study()
     compile_programs(PROGRAMS)
     pairs = models * (models - 1) // 2
@@ -197,7 +199,7 @@ def scale_benchmark(
         status = f"pairs: {met(all_pairs_s <= PAIRS_TARGET_S)}; joint: not met (not converged)"
     else:
         status = met(all_pairs_s <= PAIRS_TARGET_S and joint_s <= JOINT_TARGET_S)
-    if pairs != ALL_PAIRS or joint_iterations != 1000:
+    if pairs != ALL_PAIRS or joint_iterations is not None:
         status += " (extrapolated)"
     return Measured(lines, [Row(8, figure, status)])
 
@@ -206,7 +208,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=("full", "subset"), default="subset")
     parser.add_argument("--models", type=int, default=6, help="subset: pairs of the first K")
-    parser.add_argument("--joint-iterations", type=int, default=1000)
+    parser.add_argument("--joint-iterations", type=int, help="default: the model's settings")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     measured = scale_benchmark(args.size, args.models, args.joint_iterations, args.jobs)
