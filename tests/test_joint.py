@@ -448,18 +448,18 @@ def test_matheron_draws_of_theta_follow_the_full_conditional():
     def stacked(x: np.ndarray) -> np.ndarray:
         return np.broadcast_to(x, (draws, *x.shape))
 
-    for design_argument in (design, None):
-        cases = range(2) if design_argument is not None else range(1)
+    # with the design, both data sets; without it (the identity), the complete one
+    for design_argument, used in ((design, 2), (None, 1)):
         got = draw_theta_given_mean_noise(
-            ybar if design_argument is not None else ybar[:1],
+            ybar[:used],
             stacked(theta0),
             stacked(population),
-            stacked(inverse_tau if design_argument is not None else inverse_tau[:1]),
-            stacked(noise if design_argument is not None else noise[:1]),
+            stacked(inverse_tau[:used]),
+            stacked(noise[:used]),
             np.random.default_rng(5),
             design_argument,
         )
-        for i in cases:
+        for i in range(used):
             mean, cov = theta_given_mean_noise(
                 ybar[i], theta0, population * inverse_tau[i], noise[i], design[i]
             )

@@ -153,6 +153,17 @@ def noise_marginal(
     return df, pad_observed((b / n / df)[:, None, None] * base, sizes)
 
 
+def solve_or_pseudo_inverse(total: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """total⁻¹ right for a stack of symmetric matrices M_iV_iM_iᵀ + W_i (..., d, d) and right-hand
+    sides (..., d, r). Where a sum is singular in floating point (e.g. a draw of the noise 1e16
+    times V_i), its pseudo-inverse stands for the inverse: the limit of the gain, none in the
+    directions where the sum is singular."""
+    try:
+        return np.linalg.solve(total, right)
+    except np.linalg.LinAlgError:
+        return np.linalg.pinv(total, hermitian=True) @ right
+
+
 def theta_given_mean_noise(
     ybar: np.ndarray,
     theta0: np.ndarray,
@@ -181,12 +192,7 @@ def theta_given_mean_noise(
     transposed = np.swapaxes(design, -1, -2)
     total = design @ population_cov @ transposed + mean_noise
     # K = V M' (M V M' + W)^-1 = ((M V M' + W)^-1 M V)' (V, W symmetric)
-    try:
-        solved = np.linalg.solve(total, design @ population_cov)
-    except np.linalg.LinAlgError:
-        # M V M' + W singular in floating point (e.g. a draw of the noise 1e16 times V): the
-        # pseudo-inverse gives K's limit, no gain in the directions where the sum is singular
-        solved = np.linalg.pinv(total, hermitian=True) @ (design @ population_cov)
+    solved = solve_or_pseudo_inverse(total, design @ population_cov)
     gain = np.swapaxes(solved, -1, -2)
     residual = ybar - np.einsum("...ij,...j->...i", design, theta0)
     mean = theta0 + np.einsum("...ij,...j->...i", gain, residual)

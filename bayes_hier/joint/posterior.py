@@ -39,7 +39,7 @@ import xarray as xr
 from ..hierarchical.scale_mixture import nu_from_standardised, tau_from_standardised
 from .contrasts import observed_pair_vectors, pad_observed, pair_vectors
 from .fold_noise import fold_noise_covariances, log_sigmas
-from .likelihood import inverse_wishart_draws
+from .likelihood import inverse_wishart_draws, solve_or_pseudo_inverse
 from .model_input import JointModelInput
 
 
@@ -166,10 +166,7 @@ def draw_theta_given_mean_noise(
     else:
         total = design @ prior_cov @ np.swapaxes(design, -1, -2) + mean_noise
         residual = ybar - np.einsum("qij,aqj->aqi", design, prior) - noise
-    try:
-        solved = np.linalg.solve(total, residual[..., None])[..., 0]
-    except np.linalg.LinAlgError:
-        solved = np.einsum("aqij,aqj->aqi", np.linalg.pinv(total, hermitian=True), residual)
+    solved = solve_or_pseudo_inverse(total, residual[..., None])[..., 0]
     if design is not None:
         solved = np.einsum("qji,aqj->aqi", design, solved)
     return prior + inverse_tau[..., None] * np.einsum("aij,aqj->aqi", population_cov, solved)
