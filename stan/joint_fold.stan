@@ -63,9 +63,13 @@
 //
 // The model block computes this for all data sets at once, so that a gradient creates few
 // autodiff nodes (at 16 models x 132 data sets x 4 folds a gradient took 2.5 ms of CPU, one data set
-// at a time, and takes 1.4 ms this way, with the same log density and gradient to 1e-11):
-//  * the sigma_im, weights and Wishart part as q x k matrices, tr(P T_i) through one sparse
-//    block-diagonal product of all the T_i;
+// at a time, and 1.4 ms this way, with the same log density and gradient to 1e-11; the roots of
+// the T_i and multi_normal_lpdf below took another 13 % off a leapfrog step, measured as two
+// single-chain runs side by side, one per core, in three rounds):
+//  * the sigma_im, weights and Wishart part as q x k matrices; w' T_i w / a_i = |R_i w|^2
+//    with R_i the rows sqrt(lambda / a_i) v' of the eigenpairs of T_i with lambda > 0 (at most
+//    n_i - 1 of them), all the R_i stacked into one matrix and multiplied row by row by the w_i
+//    (at 4 folds and 16 models, 3 rows of 16 per data set instead of the 256 entries of T_i);
 //  * for a complete data set, Cov(ybar_i) = Sigma0 / tau_i + (b_i / n_i) C D_i C' = M_i / t_i
 //    with t_i = tau_i / g (the sampler's Sigma0 / g, joint_prior.stan) and
 //    M_i = Sigma0 / g + t_i (b_i / n_i) C D_i C'.  For the Helmert contrasts (row j = 1..d:
@@ -74,10 +78,12 @@
 //      g_j = a_j (sum_{m <= j} v_m - j v_{j+1}),   h_j = a_j^2 (sum_{m <= j} v_m + j^2 v_{j+1}),
 //    so every entry of the lower triangle of M_i is an entry of Sigma0 / g plus a constant times
 //    one of the 2d numbers [g, h] (one q x k by k x 2d product for all data sets): one sparse
-//    map gives the lower triangles of all the M_i (their upper triangles repeat those entries;
-//    the Cholesky factorisation reads the lower one), and
-//      log N(ybar_i | theta0, M_i / t_i) = -d/2 log(2 pi) - log|L_i| + d/2 log t_i
-//                                          - t_i/2 |L_i^-1 (ybar_i - theta0)|^2,   M_i = L_i L_i';
+//    map gives the lower triangles of all the M_i (their upper triangles repeat those entries,
+//    so every M_i is exactly symmetric), and
+//      log N(ybar_i | theta0, M_i / t_i) = d/2 log t_i + log N(sqrt(t_i) (ybar_i - theta0) | 0, M_i)
+//    by Stan's multi_normal_lpdf, whose derivative in M_i is the closed form
+//    (M^-1 r r' M^-1 - M^-1) / 2 from one factorisation of M_i's values (no autodiff through a
+//    Cholesky factor and a triangular solve, a third of the gradient's time before);
 //  * a data set with models missing (few, as a rule) keeps the per-data-set form.
 //
 // Translated with the Stan compiler's optimisation level --O1, which keeps a matrix of autodiff
@@ -129,26 +135,34 @@ transformed data {
     run_dof[i] = (n_real[i] - 1) * run[i]';
   }
   vector[k] ones = rep_vector(1, k);
+  vector[d] zero_d = rep_vector(0, d);
   vector[q] models_run = run_matrix * ones;
   vector[q] dof_times_models = (n_real - 1) .* models_run;
-  // the T_i as one block-diagonal sparse matrix (q k x q k, compressed rows) acting on
-  // to_vector(w'), whose entry (i - 1) k + m is w_im
-  vector[q * k * k] scatter_values;
-  array[q * k * k] int scatter_columns;
-  array[q * k + 1] int scatter_rows;
+  // w' T_i w / a_i = |R_i w|^2, R_i = diag(sqrt(lambda / a_i)) V' from the eigenpairs of T_i with
+  // lambda > 0 (at most min(n_i - 1, k_i) of them), the R_i stacked
+  int root_rows = 0;
+  array[q] vector[k] scatter_values;
+  array[q] matrix[k, k] scatter_vectors;
+  for (i in 1:q) {
+    scatter_values[i] = eigenvalues_sym(model_scatter[i]);
+    scatter_vectors[i] = eigenvectors_sym(model_scatter[i]);
+    for (m in 1:k) {
+      root_rows += scatter_values[i][m] > 1e-12 * max(scatter_values[i]);
+    }
+  }
+  matrix[root_rows, k] scatter_root;
+  array[root_rows] int root_set;
   {
     int pos = 1;
     for (i in 1:q) {
-      for (r in 1:k) {
-        scatter_rows[(i - 1) * k + r] = pos;
-        for (c in 1:k) {
-          scatter_values[pos] = model_scatter[i][r, c];
-          scatter_columns[pos] = (i - 1) * k + c;
+      for (m in 1:k) {
+        if (scatter_values[i][m] > 1e-12 * max(scatter_values[i])) {
+          scatter_root[pos] = sqrt(scatter_values[i][m] / a[i]) * scatter_vectors[i][:, m]';
+          root_set[pos] = i;
           pos += 1;
         }
       }
     }
-    scatter_rows[q * k + 1] = pos;
   }
   // [g, h] = v' noise_split (k x 2d): the 2d numbers that make C diag(v) C'
   matrix[k, 2 * d] noise_split = rep_matrix(0, k, 2 * d);
@@ -253,14 +267,12 @@ model {
     matrix[q, k] variance = diag_pre_multiply(exp(2 * level), spread);      // sigma_im^2
     matrix[q, k] w = run_matrix ./ variance;
     vector[q] total = w * ones;
-    vector[q * k] w_vector = to_vector(w');
-    vector[q * k] scatter_w = csr_matrix_times_vector(q * k, q * k, scatter_values, scatter_columns,
-                                                      scatter_rows, w_vector);
+    vector[root_rows] projected = rows_dot_product(scatter_root, w[root_set]);
     // Wishart part: -(n_i - 1)/2 log|Omega_i| - tr(Omega_i^-1 S_i) / (2 a_i), summed over i
     target += -sum(run_dof .* deviation) - dot_product(dof_times_models, level)
               - 0.5 * dot_product(n_real - 1, log(total))
               - 0.5 * sum(w .* scatter_diagonal_over_a)
-              + 0.5 * dot_product(w_vector, scatter_w ./ to_vector(rep_matrix(total .* a, k)'));
+              + 0.5 * dot_self(projected ./ sqrt(total[root_set]));
     // mean part: Cov(ybar_i) = M_i / t_i (see the top of the file)
     vector[q] tau_ratio = inv(inverse_tau);
     matrix[q, 2 * d] split = diag_pre_multiply(tau_ratio .* b_over_n, variance) * noise_split;
@@ -270,12 +282,10 @@ model {
         append_row(to_vector(population_cov)[population_entries], to_vector(split')));
       for (c in 1:complete_count) {
         int i = complete_sets[c];
-        matrix[d, d] root = cholesky_decompose(to_matrix(lower_triangles[unpack[c]], d, d));
-        target += -0.5 * tau_ratio[i]
-                    * dot_self(mdivide_left_tri_low(root, ybar_complete[c] - theta0))
-                  - sum(log(diagonal(root))) + 0.5 * d * log(tau_ratio[i]);
+        target += multi_normal_lpdf(sqrt(tau_ratio[i]) * (ybar_complete[c] - theta0) | zero_d,
+                                    to_matrix(lower_triangles[unpack[c]], d, d))
+                  + 0.5 * d * log(tau_ratio[i]);
       }
-      target += -0.5 * d * log(2 * pi()) * complete_count;
     }
     for (i in incomplete_sets) {
       int m = observed[i];
