@@ -17,6 +17,8 @@ problem, never passed silently.
 
 from __future__ import annotations
 
+import concurrent.futures
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -188,6 +190,39 @@ def tail_ess(x: np.ndarray, probabilities: tuple[float, float] = (0.05, 0.95)) -
     )
 
 
+#: Below this many values (chains x draws x columns) the columns are diagnosed on one thread.
+THREADED_MIN_VALUES = 2_000_000
+
+
+def column_diagnostics(
+    x: np.ndarray, threads: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rank_rhat(x), bulk_ess(x), tail_ess(x))`` per column of (chain, draw, K).
+
+    Every column's numbers depend on that column alone, so the columns are cut into ``threads``
+    blocks diagnosed on as many threads (numpy's sorts, FFTs and element-wise loops release the
+    GIL): the same numbers in about half the time on 2 cores (the joint model at 16 models x 132
+    data sets: 4 600 columns of 4 000 draws, about 9 s on one thread). Default: one thread per
+    available core, at most 4, and one thread for fewer than :data:`THREADED_MIN_VALUES` values.
+    """
+    if threads is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        threads = min(cores or 1, 4) if x.size >= THREADED_MIN_VALUES else 1
+    threads = max(1, min(threads, x.shape[2]))
+
+    def diagnose(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rhat, bulk = rank_diagnostics(block)
+        return rhat, bulk, tail_ess(block)
+
+    if threads == 1:
+        return diagnose(x)
+    blocks = np.array_split(np.arange(x.shape[2]), threads)
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        parts = list(pool.map(diagnose, (x[:, :, block] for block in blocks)))
+    rhat, bulk, tail = (np.concatenate(values) for values in zip(*parts, strict=True))
+    return rhat, bulk, tail
+
+
 def compute_diagnostics(
     idata: az.InferenceData, var_names: Sequence[str], max_treedepth: int
 ) -> dict[str, float]:
@@ -197,14 +232,15 @@ def compute_diagnostics(
     of its two halves), ``min_ess_bulk``, ``min_ess_tail``, ``max_treedepth_hits`` (transitions
     whose tree depth reached ``max_treedepth``), ``min_ebfmi`` (over chains), plus ``chains`` and
     ``draws``. R̂ and ESS run over every element of every variable in one vectorised pass
-    (:func:`rank_rhat`, :func:`bulk_ess`, :func:`tail_ess`; equal to arviz's ``rhat`` and
-    ``ess`` up to rounding, except that one chain gets its split R̂ instead of NaN).
+    (:func:`column_diagnostics`: :func:`rank_rhat`, :func:`bulk_ess`, :func:`tail_ess`; equal
+    to arviz's ``rhat`` and ``ess`` up to rounding, except that one chain gets its split R̂
+    instead of NaN).
     """
     posterior = idata.posterior
     names = [v for v in var_names if v in posterior and posterior[v].size > 0]
     stats_group = idata.sample_stats
     draws = draws_matrix(idata, names)
-    rhat, ess_bulk = rank_diagnostics(draws)
+    rhat, ess_bulk, ess_tail = column_diagnostics(draws)
 
     def extreme(values: np.ndarray, reducer) -> float:
         values = values[np.isfinite(values)]
@@ -216,7 +252,7 @@ def compute_diagnostics(
         "divergences": int(stats_group["diverging"].values.sum()),
         "max_rhat": extreme(rhat, np.max),
         "min_ess_bulk": extreme(ess_bulk, np.min),
-        "min_ess_tail": extreme(tail_ess(draws), np.min),
+        "min_ess_tail": extreme(ess_tail, np.min),
         "max_treedepth_hits": int((stats_group["tree_depth"].values >= max_treedepth).sum()),
         "min_ebfmi": float(np.min(ebfmi)),
         "chains": chains,

@@ -61,6 +61,24 @@ def test_vectorised_diagnostics_equal_arviz(chains, draws):
         assert rhat[-1] > 1.1  # the shifted chain is caught
 
 
+@pytest.mark.parametrize("threads", [2, 3, 13])
+def test_column_blocks_on_threads_give_the_one_thread_numbers(threads):
+    """R-hat and the ESS of each column depend on that column alone: cut into blocks diagnosed on
+    threads (13 blocks of 1 column), the numbers are those of one pass over all columns, in the
+    columns' order (a shifted chain in one column, a constant column)."""
+    rng = np.random.default_rng(3)
+    x = autoregressive(rng, 4, 300, 13, 0.5)
+    x[2, :, 5] += 1.5
+    x[:, :, 9] = 0.25
+    one = d.column_diagnostics(x, threads=1)
+    np.testing.assert_allclose(one[0], d.rank_rhat(x), rtol=1e-14)
+    np.testing.assert_allclose(one[1], d.bulk_ess(x), rtol=1e-14)
+    np.testing.assert_allclose(one[2], d.tail_ess(x), rtol=1e-14)
+    assert np.nanargmax(one[0]) == 5 and one[0][5] > 1.1 and np.isnan(one[0][9])
+    for single, threaded in zip(one, d.column_diagnostics(x, threads=threads), strict=True):
+        np.testing.assert_allclose(threaded, single, rtol=1e-14)
+
+
 def test_one_chain_gets_the_split_rhat_of_its_halves():
     rng = np.random.default_rng(7)
     chain = autoregressive(rng, 1, 2000, 3, 0.2)
