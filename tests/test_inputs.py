@@ -438,8 +438,22 @@ def test_adapt_delta_defaults_to_the_models_own_and_a_given_value_wins():
         assert SamplerOptions().for_model(model).adapt_delta == expected
         assert SamplerOptions(adapt_delta=0.8).for_model(model).adapt_delta == 0.8
     assert SamplerOptions(chains=2).for_model(BRADLEY_TERRY) == SamplerOptions(
-        chains=2, adapt_delta=0.9
+        chains=2, adapt_delta=0.9, warmup=1000
     )
+
+
+def test_warmup_defaults_to_the_models_own_and_a_given_value_wins():
+    from bayes_hier.hierarchical.model import HIERARCHICAL
+    from bayes_hier.joint.model import JOINT, JOINT_FOLD
+
+    assert SamplerOptions().warmup is None
+    for model, expected in ((HIERARCHICAL, 1000), (JOINT, 1000), (JOINT_FOLD, 500)):
+        assert SamplerOptions().for_model(model).warmup == expected
+        assert SamplerOptions(warmup=0).for_model(model).warmup == 0
+        assert SamplerOptions(warmup=1500.0).for_model(model).warmup == 1500
+    for value, error in ((-1, ValueError), (2.5, ValueError), ("500", TypeError)):
+        with pytest.raises(error, match="warmup"):
+            SamplerOptions(warmup=value)
 
 
 def test_check_helpers():

@@ -46,7 +46,8 @@ class SamplerOptions:
     ----------
     chains, draws, warmup
         Chains, post-warm-up draws per chain and warm-up iterations per chain (whole numbers:
-        ``chains, draws >= 1``, ``warmup >= 0``).
+        ``chains, draws >= 1``, ``warmup >= 0``; ``warmup=None``: the model's own default,
+        :attr:`~.model.StanModel.warmup`, 1000 for most models).
     adapt_delta, max_treedepth
         NUTS' target acceptance rate (in (0, 1); ``None``: the model's own default,
         :attr:`~.model.StanModel.adapt_delta`) and maximum tree depth.
@@ -58,7 +59,7 @@ class SamplerOptions:
 
     chains: int = 4
     draws: int = 1000
-    warmup: int = 1000
+    warmup: int | None = None
     adapt_delta: float | None = None
     max_treedepth: int = 10
     engine: str | Engine = "auto"
@@ -66,7 +67,8 @@ class SamplerOptions:
 
     def __post_init__(self) -> None:
         for name, minimum in (("chains", 1), ("draws", 1), ("warmup", 0), ("max_treedepth", 1)):
-            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
+            if name != "warmup" or self.warmup is not None:
+                object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
         if self.adapt_delta is not None:
             object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
         object.__setattr__(self, "progress", check_bool(self.progress, "progress"))
@@ -85,10 +87,13 @@ class SamplerOptions:
         return cls(**keywords)
 
     def for_model(self, model: StanModel) -> SamplerOptions:
-        """These options with ``adapt_delta`` set to the model's default when it was not given."""
-        if self.adapt_delta is not None:
-            return self
-        return replace(self, adapt_delta=model.adapt_delta)
+        """These options with ``adapt_delta`` and ``warmup`` set to the model's defaults where
+        they were not given."""
+        return replace(
+            self,
+            adapt_delta=model.adapt_delta if self.adapt_delta is None else self.adapt_delta,
+            warmup=model.warmup if self.warmup is None else self.warmup,
+        )
 
     def sampler_settings(
         self,
@@ -100,9 +105,9 @@ class SamplerOptions:
         inits: np.random.Generator,
         progress: bool = False,
     ) -> SamplerSettings:
-        """The engine's settings of one fit of ``model``: these options (``adapt_delta``
-        resolved by :meth:`for_model`), the Stan ``seed``, the model's initial values drawn from
-        ``inits`` and the labels of its draws."""
+        """The engine's settings of one fit of ``model``: these options (``adapt_delta`` and
+        ``warmup`` resolved by :meth:`for_model`), the Stan ``seed``, the model's initial values
+        drawn from ``inits`` and the labels of its draws."""
         options = self.for_model(model)
         coords, dims = model.coordinates(data, model_input)
         return SamplerSettings(

@@ -108,7 +108,8 @@ def joint_test(
     **sampler
         The MCMC settings (:class:`~bayes_hier.fitting.SamplerKeywords`: ``chains``, ``draws``,
         ``warmup``, ``adapt_delta``, ``max_treedepth``, ``engine``, ``progress``), with the
-        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test` except ``adapt_delta=0.9``.
+        defaults of :func:`~bayes_hier.hierarchical.hierarchical_test` except ``adapt_delta=0.9``
+        and, with the fold-level noise, ``warmup=500`` (measured to adapt as well as 1000 there).
 
     Returns
     -------

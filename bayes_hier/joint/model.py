@@ -94,6 +94,12 @@ class FoldNoiseJointModel(JointModel):
     name = "joint model (fold-level noise)"
     program = "joint_fold"
     diagnosed = FOLD_DIAGNOSED
+    # 500 warm-up iterations (Stan's windows of 75 + 25 + 50 + 100 + 200 + 50): measured against
+    # 1000 on the 5 x 20 x 4 few-fold study over 8 seeds, the same divergent transitions (1 in
+    # 32 000 with either), steps per draw (51.9 against 52.7 on average) and ESS, and at 16 models
+    # x 132 data sets x 4 folds the same 31 steps per draw after 24 200-25 900 warm-up leapfrog
+    # steps per chain instead of 39 600-42 600 (benchmarks/JOINT_FIT_COST.md)
+    warmup = 500
 
     build_input = staticmethod(build_fold_input)
 
