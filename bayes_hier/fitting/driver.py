@@ -66,9 +66,10 @@ class SamplerOptions:
     progress: bool = False
 
     def __post_init__(self) -> None:
-        for name, minimum in (("chains", 1), ("draws", 1), ("warmup", 0), ("max_treedepth", 1)):
-            if name != "warmup" or self.warmup is not None:
-                object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
+        for name, minimum in (("chains", 1), ("draws", 1), ("max_treedepth", 1)):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum))
+        if self.warmup is not None:
+            object.__setattr__(self, "warmup", check_int(self.warmup, "warmup", 0))
         if self.adapt_delta is not None:
             object.__setattr__(self, "adapt_delta", check_fraction(self.adapt_delta, "adapt_delta"))
         object.__setattr__(self, "progress", check_bool(self.progress, "progress"))
