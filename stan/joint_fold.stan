@@ -80,7 +80,8 @@
 //    one of the 2d numbers [g, h] (one q x k by k x 2d product for all data sets): one sparse
 //    map gives the lower triangles of all the M_i (their upper triangles repeat those entries,
 //    so every M_i is exactly symmetric), and
-//      log N(ybar_i | theta0, M_i / t_i) = d/2 log t_i + log N(sqrt(t_i) (ybar_i - theta0) | 0, M_i)
+//      log N(ybar_i | theta0, M_i / t_i)
+//        = d/2 log t_i + log N(sqrt(t_i) (ybar_i - theta0) | 0, M_i)
 //    by Stan's multi_normal_lpdf, whose derivative in M_i is the closed form
 //    (M^-1 r r' M^-1 - M^-1) / 2 from one factorisation of M_i's values (no autodiff through a
 //    Cholesky factor and a triangular solve, a third of the gradient's time before);
@@ -143,11 +144,13 @@ transformed data {
   int root_rows = 0;
   array[q] vector[k] scatter_values;
   array[q] matrix[k, k] scatter_vectors;
+  vector[q] root_cutoff;                           // 1e-12 of the largest eigenvalue: 0 below
   for (i in 1:q) {
     scatter_values[i] = eigenvalues_sym(model_scatter[i]);
     scatter_vectors[i] = eigenvectors_sym(model_scatter[i]);
+    root_cutoff[i] = 1e-12 * max(scatter_values[i]);
     for (m in 1:k) {
-      root_rows += scatter_values[i][m] > 1e-12 * max(scatter_values[i]);
+      root_rows += scatter_values[i][m] > root_cutoff[i];
     }
   }
   matrix[root_rows, k] scatter_root;
@@ -156,7 +159,7 @@ transformed data {
     int pos = 1;
     for (i in 1:q) {
       for (m in 1:k) {
-        if (scatter_values[i][m] > 1e-12 * max(scatter_values[i])) {
+        if (scatter_values[i][m] > root_cutoff[i]) {
           scatter_root[pos] = sqrt(scatter_values[i][m] / a[i]) * scatter_vectors[i][:, m]';
           root_set[pos] = i;
           pos += 1;
