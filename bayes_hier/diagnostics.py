@@ -17,8 +17,6 @@ problem, never passed silently.
 
 from __future__ import annotations
 
-import concurrent.futures
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +26,7 @@ import numpy as np
 from scipy import fft, special
 
 from .callers import user_stacklevel
+from .threads import default_threads, map_on_threads
 
 
 class SamplingWarning(UserWarning):
@@ -206,8 +205,7 @@ def column_diagnostics(
     available core, at most 4, and one thread for fewer than :data:`THREADED_MIN_VALUES` values.
     """
     if threads is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        threads = min(cores or 1, 4) if x.size >= THREADED_MIN_VALUES else 1
+        threads = default_threads(x.shape[2]) if x.size >= THREADED_MIN_VALUES else 1
     threads = max(1, min(threads, x.shape[2]))
 
     def diagnose(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -217,8 +215,7 @@ def column_diagnostics(
     if threads == 1:
         return diagnose(x)
     blocks = np.array_split(np.arange(x.shape[2]), threads)
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-        parts = list(pool.map(diagnose, (x[:, :, block] for block in blocks)))
+    parts = map_on_threads(diagnose, (x[:, :, block] for block in blocks), threads)
     rhat, bulk, tail = (np.concatenate(values) for values in zip(*parts, strict=True))
     return rhat, bulk, tail
 

@@ -315,14 +315,9 @@ def test_simulated_fold_scores_have_the_stated_contrast_covariance():
     assert np.all(np.abs(estimate - expected) < 4 * se)
 
 
-def test_completion_reports_the_spread_whatever_the_sign_of_its_coordinate():
-    """``joint_fold.stan`` samples ω as a signed coordinate ω̃ (ω = |ω̃|; the model depends on ω̃ and
-    η_i only through ω̃η_i). Draws (ω̃, η) and (−ω̃, −η) complete to the same quantities, with
-    ``noise_spread`` = |ω̃| ≥ 0, and a draw with ω̃ alone negated does not."""
-    import arviz as az
-
-    from bayes_hier.joint.posterior import complete_posterior
-
+def _completion_draws():
+    """(posterior draws of 1 chain x 3 draws, model input, data) of a few-fold study with a model
+    missing on one data set, for the completion's tests."""
     blocks = _few_fold_blocks(missing=[(1, 3)])
     data = _data(blocks, rho=np.full(len(blocks), 0.25))
     model_input = build_joint_input(
@@ -340,6 +335,18 @@ def test_completion_reports_the_spread_whatever_the_sign_of_its_coordinate():
     rng = np.random.default_rng(9)
     posterior["noise_spread"] = np.array([[0.7, -0.4, 1.3]])
     posterior["noise_raw"] = rng.normal(0, 1, posterior["noise_raw"].shape)
+    return posterior, model_input, data
+
+
+def test_completion_reports_the_spread_whatever_the_sign_of_its_coordinate():
+    """``joint_fold.stan`` samples ω as a signed coordinate ω̃ (ω = |ω̃|; the model depends on ω̃ and
+    η_i only through ω̃η_i). Draws (ω̃, η) and (−ω̃, −η) complete to the same quantities, with
+    ``noise_spread`` = |ω̃| ≥ 0, and a draw with ω̃ alone negated does not."""
+    import arviz as az
+
+    from bayes_hier.joint.posterior import complete_posterior
+
+    posterior, model_input, data = _completion_draws()
 
     def completed(spread_sign: float, raw_sign: float):
         draws = dict(posterior)
@@ -356,3 +363,34 @@ def test_completion_reports_the_spread_whatever_the_sign_of_its_coordinate():
     for name in ("noise_sd", "sigma", "mu", "delta0", "sigma0"):
         np.testing.assert_allclose(flipped[name].values, plain[name].values, rtol=1e-12)
     assert not np.allclose(spread_only["noise_sd"].values, plain["noise_sd"].values, equal_nan=True)
+
+
+@pytest.mark.parametrize("block_draws", [1, 2])
+def test_completion_draws_the_same_numbers_on_any_number_of_threads(monkeypatch, block_draws):
+    """The θ_i are drawn in blocks of draws, each with its own random stream spawned in the
+    blocks' order, so one thread and four give the same numbers; a different seed does not. The
+    pairs' noise sd, computed in blocks of draws too, equals √(σ_ia² + σ_ib²) of the same draws."""
+    import arviz as az
+
+    from bayes_hier.joint import posterior as completion
+
+    draws, model_input, data = _completion_draws()
+    monkeypatch.setattr(completion, "THETA_BLOCK_DRAWS", block_draws)
+    monkeypatch.setattr(completion, "PAIR_BLOCK_DRAWS", block_draws)
+
+    def completed(threads: int, seed: int = 2):
+        monkeypatch.setattr(completion, "default_threads", lambda blocks: min(threads, blocks))
+        idata = az.from_dict(posterior=dict(draws))
+        return completion.complete_posterior(
+            idata, model_input, data.models, data.datasets, np.random.default_rng(seed)
+        ).posterior
+
+    one, four, other_seed = completed(1), completed(4), completed(4, seed=3)
+    np.testing.assert_array_equal(four["mu"].values, one["mu"].values)
+    assert np.isfinite(one["mu"].values).all()
+    assert not np.allclose(other_seed["mu"].values, one["mu"].values)
+    noise_sd = one["noise_sd"].values
+    for p, (a, b) in enumerate(pair_labels(data.models)):
+        first, second = data.models.index(a), data.models.index(b)
+        expected = np.sqrt(noise_sd[..., first] ** 2 + noise_sd[..., second] ** 2)
+        np.testing.assert_allclose(one["sigma"].values[..., p], expected, rtol=1e-14)
