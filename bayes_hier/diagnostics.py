@@ -60,20 +60,25 @@ def split_chains(x: np.ndarray) -> np.ndarray:
 
 def average_ranks(rows: np.ndarray) -> np.ndarray:
     """Ranks 1..S within each row of (K, S), ties given their average rank (as
-    ``scipy.stats.rankdata(method="average")``): one sort per row, tie groups found from the
-    sorted values (their first and last positions by running max / min)."""
+    ``scipy.stats.rankdata(method="average")``): one sort per row; in the rows with ties, the
+    tie groups are found from the sorted values (their first and last positions by running max /
+    min), the other rows (all, for continuous draws) take the sorted positions as they are."""
     order = np.argsort(rows, axis=1)
     ordered = np.take_along_axis(rows, order, axis=1)
     size = rows.shape[1]
     position = np.arange(size)
-    starts = np.ones(rows.shape, dtype=bool)
-    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    ends = np.ones(rows.shape, dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, position, size - 1)[:, ::-1], axis=1)[:, ::-1]
+    sorted_ranks = np.broadcast_to(position + 1.0, rows.shape).copy()
+    tied = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+    if tied.size:
+        starts = np.ones((tied.size, size), dtype=bool)
+        starts[:, 1:] = ordered[tied, 1:] != ordered[tied, :-1]
+        ends = np.ones((tied.size, size), dtype=bool)
+        ends[:, :-1] = starts[:, 1:]
+        first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+        last = np.minimum.accumulate(np.where(ends, position, size - 1)[:, ::-1], axis=1)[:, ::-1]
+        sorted_ranks[tied] = (first + last) / 2 + 1
     ranks = np.empty(rows.shape)
-    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=1)
+    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
     return ranks
 
 

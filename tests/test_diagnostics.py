@@ -61,6 +61,22 @@ def test_vectorised_diagnostics_equal_arviz(chains, draws):
         assert rhat[-1] > 1.1  # the shifted chain is caught
 
 
+def test_average_ranks_equal_scipy_with_and_without_ties():
+    """Rows without ties take their sorted positions, rows with ties (rounded draws, a constant
+    row, a tie of the extremes) their average ranks: scipy's ``rankdata(method="average")``."""
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    rows = rng.normal(size=(7, 50))
+    rows[1] = np.round(rows[1])
+    rows[3] = 2.5
+    rows[4, :3] = rows[4].max()
+    rows[5, [0, 9, 17]] = rows[5].min()
+    ranks = d.average_ranks(rows)
+    np.testing.assert_array_equal(ranks, stats.rankdata(rows, axis=1, method="average"))
+    np.testing.assert_array_equal(ranks[3], np.full(50, 25.5))
+
+
 @pytest.mark.parametrize("threads", [2, 3, 13])
 def test_column_blocks_on_threads_give_the_one_thread_numbers(threads):
     """R-hat and the ESS of each column depend on that column alone: cut into blocks diagnosed on

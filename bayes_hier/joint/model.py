@@ -20,14 +20,20 @@ from .result import JointResult
 DIAGNOSED = ("delta0", "sigma0", "mu0", "nu", "nu_alpha", "nu_beta", "mu", "sigma", "tau")
 
 
-def diagnosed_view(idata: az.InferenceData) -> az.InferenceData:
+def diagnosed_view(
+    idata: az.InferenceData, diagnosed: Sequence[str] = ("sigma", "noise_sd")
+) -> az.InferenceData:
     """The posterior with the quantities that exist: ``sigma`` of a pair on a data set where one
     of its models was not run, and ``noise_sd`` of a model not run on a data set, are NaN and are
-    left out (the diagnostics would rank NaN)."""
+    left out (the diagnostics would rank NaN). Only the variables in ``diagnosed`` are looked at
+    (at 16 models x 132 data sets x 4 000 draws ``sigma`` holds 0.5 GB that the fold-level
+    noise's diagnostics do not read)."""
     posterior = idata.posterior
     view = posterior
     for name in ("sigma", "noise_sd"):
-        if name not in posterior or np.isfinite(posterior[name].values).all():
+        if name not in diagnosed or name not in posterior:
+            continue
+        if np.isfinite(posterior[name].values).all():  # nothing to leave out
             continue
         cell = f"{name}_cell"
         cells = posterior[name].stack({cell: posterior[name].dims[2:]})
@@ -70,7 +76,7 @@ class JointModel(StanModel):
         return complete_posterior(idata, model_input, data.models, data.datasets, rng)
 
     def diagnosed_view(self, idata: az.InferenceData) -> az.InferenceData:
-        return diagnosed_view(idata)
+        return diagnosed_view(idata, self.diagnosed)
 
 
 def build_fold_input(
