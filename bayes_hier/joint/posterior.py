@@ -187,11 +187,10 @@ def _draw_thetas(
     inverse_tau: np.ndarray,
     mean_noise: Callable[[int, slice], np.ndarray],
     rng: np.random.Generator,
-    threads: int | None = None,
 ) -> np.ndarray:
     """One draw of every θ_i from its full conditional per posterior draw
     (:func:`draw_theta_given_mean_noise`), in blocks of at most :data:`THETA_BLOCK_DRAWS` draws
-    of one chain on ``threads`` threads (default :func:`~bayes_hier.threads.default_threads`);
+    of one chain on :func:`~bayes_hier.threads.default_threads` threads;
     ``mean_noise(chain, draws)`` is the covariance W_i of ȳ_i given θ_i at those draws of one
     chain (draw, q, d, d), made one block at a time."""
     data = model_input.data
@@ -218,7 +217,7 @@ def _draw_thetas(
             design,
         )
 
-    map_on_threads(complete_block, range(len(blocks)), threads or default_threads(len(blocks)))
+    map_on_threads(complete_block, range(len(blocks)), default_threads(len(blocks)))
     return thetas
 
 
