@@ -45,9 +45,25 @@ class FakeFit:
     """Stands in for cmdstanpy's CmdStanMCMC."""
 
 
+#: The keyword arguments of ``CmdStanModel.sample`` that cmdstanpy checks as the sampler's.
+SAMPLER_ARGUMENTS = (
+    "iter_warmup",
+    "iter_sampling",
+    "save_warmup",
+    "thin",
+    "max_treedepth",
+    "adapt_engaged",
+    "adapt_delta",
+    "adapt_init_phase",
+    "adapt_metric_window",
+    "adapt_step_size",
+)
+
+
 class FakeCmdStanModel:
     """Records what the engine hands to cmdstanpy and behaves as cmdstanpy 1.3 does: compiles
-    (writes an executable) when there is none, refuses adaptation without warm-up, sets
+    (writes an executable) when there is none, checks the sampler's arguments with cmdstanpy's
+    own ``SamplerArgs`` (adaptation without warm-up, adaptation settings without adaptation), sets
     ``STAN_NUM_THREADS``, draws one bar per chain through ``_wrap_sampler_progress_hook`` and
     then a line of spaces on stdout, logs INFO lines, writes CSV and console files, and reports a
     failed run with the paths of its files and a ``show_console`` hint."""
@@ -83,11 +99,13 @@ class FakeCmdStanModel:
         return hook
 
     def sample(self, **arguments):
+        from cmdstanpy.cmdstan_args import SamplerArgs
         from cmdstanpy.utils import get_logger
 
         self.sample_calls.append(arguments)
-        if arguments["adapt_engaged"] and arguments["iter_warmup"] == 0:
-            raise ValueError("Must specify iter_warmup > 0 when adapt_engaged=True.")
+        # cmdstanpy's own check of the sampler's arguments (ValueError, as CmdStanModel.sample)
+        sampler = {name: arguments[name] for name in SAMPLER_ARGUMENTS if name in arguments}
+        SamplerArgs(**sampler).validate(arguments["chains"])
         os.environ["STAN_NUM_THREADS"] = str(arguments["chains"])
         get_logger().info("CmdStan start processing")
         folder = arguments["output_dir"]
@@ -179,11 +197,13 @@ def test_sample_arguments_carry_the_settings_and_18_significant_figures(fake_cmd
 
 
 def test_no_warm_up_switches_adaptation_off(fake_cmdstan):
-    """cmdstanpy refuses adapt_engaged=True with iter_warmup=0 (ValueError); warmup=0 is a
-    valid setting."""
+    """cmdstanpy refuses adapt_engaged=True with iter_warmup=0, and adapt_delta with
+    adapt_engaged=False (ValueError); warmup=0 is a valid setting."""
     CmdStanPyEngine().sample(tiny_program(), {}, SamplerSettings(chains=1, draws=5, warmup=0))
     (arguments,) = FakeCmdStanModel.instances[0].sample_calls
     assert (arguments["iter_warmup"], arguments["adapt_engaged"]) == (0, False)
+    # cmdstanpy also refuses adaptation settings without adaptation ("Conflicting arguments")
+    assert "adapt_delta" not in arguments
 
 
 def test_a_value_error_of_cmdstanpy_becomes_an_engine_error(fake_cmdstan, monkeypatch):

@@ -197,9 +197,11 @@ def executable_starts(executable: Path) -> bool:
 def sample_arguments(data: StanData, settings: SamplerSettings, folder: Path) -> dict[str, Any]:
     """The keyword arguments of ``CmdStanModel.sample`` for ``settings``, output in ``folder``.
 
-    Without warm-up (``warmup=0``) adaptation is switched off (cmdstanpy refuses adaptation
-    without warm-up iterations); the sampler then keeps its initial step size and unit metric.
+    Without warm-up (``warmup=0``) adaptation is switched off and its settings are left out
+    (cmdstanpy refuses adaptation without warm-up iterations, and adaptation settings without
+    adaptation); the sampler then keeps its initial step size and unit metric.
     """
+    adaptation = {"adapt_delta": settings.adapt_delta} if settings.warmup > 0 else {}
     return {
         "data": dict(data),
         "chains": settings.chains,
@@ -210,7 +212,7 @@ def sample_arguments(data: StanData, settings: SamplerSettings, folder: Path) ->
         "seed": settings.seed,
         "inits": [dict(i) for i in settings.inits] if settings.inits else None,
         "max_treedepth": settings.max_treedepth,
-        "adapt_delta": settings.adapt_delta,
+        **adaptation,
         "show_progress": settings.progress,
         "sig_figs": SIG_FIGS,
         "output_dir": str(folder),
