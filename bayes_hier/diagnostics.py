@@ -357,10 +357,22 @@ class OneFitChecks:
     diagnostics: dict[str, float]
     fit_label: str
 
+    def failure_hints(self) -> list[str]:
+        """Sentences that name a likely cause of this fit's failed checks and its fix, beyond
+        the checks' own (:func:`diagnostic_problems`); none by default. A model whose failures
+        have a cause it can recognise in its posterior overrides this."""
+        return []
+
+    def _failed_checks(self) -> list[str]:
+        """The failed checks (:func:`diagnostic_problems`) followed by the model's hints; empty
+        when every check passed."""
+        found = diagnostic_problems(self.diagnostics)
+        return [*found, *self.failure_hints()] if found else []
+
     @property
     def problems(self) -> dict[tuple[str, str], list[str]]:
-        """The fit's failed checks, under the key (``fit_label``, "all pairs")."""
-        found = diagnostic_problems(self.diagnostics)
+        """The fit's failed checks and hints, under the key (``fit_label``, "all pairs")."""
+        found = self._failed_checks()
         return {(self.fit_label, "all pairs"): found} if found else {}
 
     @property
@@ -370,19 +382,17 @@ class OneFitChecks:
         return not convergence_problems(self.diagnostics)
 
     def warn(self) -> None:
-        """One :class:`SamplingWarning` per failed check of the fit."""
-        warn_on_problems(diagnostic_problems(self.diagnostics), self.fit_label)
+        """One :class:`SamplingWarning` per failed check of the fit, and per hint."""
+        warn_on_problems(self._failed_checks(), self.fit_label)
 
     @property
     def not_converged_note(self) -> str | None:
         """For a fit that failed its convergence checks, the line that heads its summary (the
-        checks that failed); ``None`` for a converged fit."""
+        checks that failed, and the model's hints); ``None`` for a converged fit."""
         if self.converged:
             return None
-        return (
-            "NOT CONVERGED: the numbers below are not fit for decisions "
-            f"({'; '.join(convergence_problems(self.diagnostics))})"
-        )
+        reasons = [*convergence_problems(self.diagnostics), *self.failure_hints()]
+        return f"NOT CONVERGED: the numbers below are not fit for decisions ({'; '.join(reasons)})"
 
     @property
     def ranking_caption(self) -> str:

@@ -63,6 +63,10 @@ API_MODULES: list[tuple] = [
     ("bayes_hier.joint.fold_noise", "bayes_hier.joint.fold_noise: the noise on few folds"),
     ("bayes_hier.joint.noise_check", "bayes_hier.joint.noise_check: does the fold noise fit?"),
     (
+        "bayes_hier.joint.heavy_tails",
+        "bayes_hier.joint.heavy_tails: a failed fit with nu at its bound",
+    ),
+    (
         "bayes_hier.joint.paired_folds",
         "bayes_hier.joint.paired_folds: models lacking some folds",
     ),

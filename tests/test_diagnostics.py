@@ -178,17 +178,21 @@ def test_one_chain_hierarchical_fit_reports_a_split_rhat(engine):
     assert not any("R-hat cannot" in str(w.message) for w in caught)
 
 
+#: Diagnostics of a fit that passes every check.
+HEALTHY = {
+    "divergences": 0,
+    "max_rhat": 1.002,
+    "min_ess_bulk": 900.0,
+    "min_ess_tail": 800.0,
+    "max_treedepth_hits": 0,
+    "min_ebfmi": 0.8,
+    "chains": 4,
+    "draws": 1000,
+}
+
+
 def test_only_convergence_failures_block_a_decision():
-    healthy = {
-        "divergences": 0,
-        "max_rhat": 1.002,
-        "min_ess_bulk": 900.0,
-        "min_ess_tail": 800.0,
-        "max_treedepth_hits": 0,
-        "min_ebfmi": 0.8,
-        "chains": 4,
-        "draws": 1000,
-    }
+    healthy = HEALTHY
     assert d.diagnostic_problems(healthy) == d.convergence_problems(healthy) == []
     slow = {**healthy, "max_treedepth_hits": 3, "min_ebfmi": 0.2}  # efficiency, not validity
     assert len(d.diagnostic_problems(slow)) == 2 and d.convergence_problems(slow) == []
@@ -202,3 +206,34 @@ def test_only_convergence_failures_block_a_decision():
         problems = d.convergence_problems({**healthy, **failure})
         assert len(problems) == 1
         assert problems == d.diagnostic_problems({**healthy, **failure})
+
+
+def test_a_one_fit_results_hints_follow_its_failed_checks_only():
+    """A model's failure hints are added after the failed checks (in ``problems`` and in the
+    warnings), and never to a fit whose checks passed."""
+    healthy = HEALTHY
+
+    class Fit(d.OneFitChecks):
+        fit_label = "some model"
+
+        def __init__(self, diagnostics):
+            self.diagnostics = diagnostics
+
+        def failure_hints(self):
+            return ["the cause, and its fix."]
+
+    assert Fit(healthy).problems == {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Fit(healthy).warn()  # nothing to warn about
+    failed = Fit({**healthy, "divergences": 3})
+    ((key, found),) = failed.problems.items()
+    assert key == ("some model", "all pairs")
+    assert len(found) == 2 and "3 divergent transitions" in found[0]
+    assert found[1] == "the cause, and its fix."
+    with pytest.warns(d.SamplingWarning) as caught:
+        failed.warn()
+    assert [str(w.message) for w in caught][-1] == "some model: the cause, and its fix."
+    assert not failed.converged
+    assert failed.not_converged_note.endswith("; the cause, and its fix.)")
+    assert Fit(healthy).not_converged_note is None

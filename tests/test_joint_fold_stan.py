@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from bayes_hier.diagnostics import SamplingWarning
 from bayes_hier.few_fold import few_fold_study
 from bayes_hier.joint import FewFoldsWarning, NoiseMisfitWarning, joint_test
 from bayes_hier.joint.contrasts import helmert_contrasts, observed_contrasts
@@ -308,3 +309,25 @@ def test_the_noise_check_flags_models_that_err_together(fold_engine):
     assert check.share_overstated["c", "d"] > 0.5 and check.sd_ratio["c", "d"] < 0.5
     assert "(c vs d)" in misfit[0]
     assert not full.noise_check().misfit.any()
+
+
+def test_a_failed_fit_with_nu_at_its_bound_names_its_farthest_data_sets(fold_engine):
+    """The hint of a failed fit reads the fit's own ν and τ_i: with ν's draws set near 1 in a
+    short fit that fails its checks (20 draws), the hint follows the failed checks in the
+    result's problems and names the three data sets with the smallest posterior median τ_i."""
+    result = joint_test(
+        _better_model_frame(), 0.01, seed=1, chains=2, draws=20, warmup=20, warn=False
+    )
+    assert not result.converged
+    posterior = result.idata.posterior
+    posterior["nu"] = posterior["nu"] * 0 + 1.01
+    tau = posterior["tau"].median(dim=("chain", "draw"))
+    farthest = [str(name) for name in tau.sortby(tau).coords["dataset"].values[:3]]
+    (hint,) = result.failure_hints()
+    assert f"most of all {', '.join(farthest)}." in hint
+    ((_, found),) = result.problems.items()
+    assert found[-1] == hint and len(found) > 1
+    assert hint in result.summary()  # in the line that heads it: not converged, and why
+    assert any(hint.rstrip(".") in line for line in result.warnings)  # the reports' warnings
+    with pytest.warns(SamplingWarning, match="pairwise"):
+        result.warn()

@@ -30,6 +30,7 @@ from ..probabilities import region_shares
 from ..ranks import expected_ranks, rank_table, ranks_of
 from ..rope import Rope
 from .data import MultiCVData
+from .heavy_tails import heavy_tail_hint
 from .model_input import JointModelInput, JointPrior
 from .noise_check import NoiseMisfitWarning, misfit_message, noise_check_table, pair_scatters
 from .posterior import covariance_root, pair_labels
@@ -337,6 +338,17 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
             message = misfit_message(self.noise_check())
             if message:
                 warnings.warn(message, NoiseMisfitWarning, stacklevel=user_stacklevel())
+
+    def failure_hints(self) -> list[str]:
+        """For a fit whose checks failed while the population's ν sits at its lower bound, the
+        cause and the fix (:func:`~.heavy_tails.heavy_tail_hint`); called only for failed fits."""
+        posterior = self.idata.posterior
+        if "nu" not in posterior or "tau" not in posterior:
+            return []
+        tau = posterior["tau"].transpose(..., "dataset")
+        names = tau.coords["dataset"].values if "dataset" in tau.coords else self.data.datasets
+        hint = heavy_tail_hint(posterior["nu"].values, tau.values, list(names))
+        return [hint] if hint else []
 
     def _noise_check_line(self) -> str:
         """One sentence on :meth:`noise_check` at level 0.95."""
