@@ -323,6 +323,7 @@ def test_a_failed_fit_with_nu_at_its_bound_names_its_farthest_data_sets(fold_eng
     posterior["nu"] = posterior["nu"] * 0 + 1.01
     tau = posterior["tau"].median(dim=("chain", "draw"))
     farthest = [str(name) for name in tau.sortby(tau).coords["dataset"].values[:3]]
+    assert set(farthest) <= set(_better_model_frame().dataset)  # the data's own labels
     (hint,) = result.failure_hints()
     assert f"most of all {', '.join(farthest)}." in hint
     ((_, found),) = result.problems.items()

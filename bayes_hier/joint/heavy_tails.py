@@ -7,8 +7,9 @@ the others (typically a run that failed and scored near chance) is fitted by a s
 such data sets drive ν to its lower bound 1 (a Cauchy population), where the sampler needs
 small steps and mixes poorly. On a simulated 16 x 132 x 4 study with 30 failed runs the
 posterior mean of ν was 1.007 and the fit did not converge (36 divergent transitions, R-hat
-1.13), with every one of its 40 largest R-hats in the data set with the smallest τ_i. A longer
-warm-up or a larger ``adapt_delta`` does not remove this; comparing the models pairwise does.
+1.13), with every one of its 40 largest R-hats in one data set, where one model failed. A
+longer warm-up or a larger ``adapt_delta`` does not remove this; the pairwise fits, each with
+its own population, converged on 114 of that study's 120 pairs (measured earlier).
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def heavy_tail_hint(nu: np.ndarray, tau: np.ndarray, datasets: Sequence[str]) ->
     median_nu = float(np.median(nu))
     if not median_nu < NU_AT_BOUND:
         return None
-    spread = np.median(np.reshape(tau, (-1, np.shape(tau)[-1])), axis=0)
-    farthest = [str(datasets[i]) for i in np.argsort(spread, kind="stable")[:NAMED_DATASETS]]
+    median_tau = np.median(np.reshape(tau, (-1, np.shape(tau)[-1])), axis=0)
+    farthest = [str(datasets[i]) for i in np.argsort(median_tau, kind="stable")[:NAMED_DATASETS]]
     return (
         f"The population's degrees of freedom nu sit at their lower bound 1 (posterior median "
         f"{median_nu:.3f}): some data sets lie far from the others, most of all "

@@ -346,8 +346,7 @@ class JointResult(OneFitChecks, ManyModelResult, FittedResult):
         if "nu" not in posterior or "tau" not in posterior:
             return []
         tau = posterior["tau"].transpose(..., "dataset")
-        names = tau.coords["dataset"].values if "dataset" in tau.coords else self.data.datasets
-        hint = heavy_tail_hint(posterior["nu"].values, tau.values, list(names))
+        hint = heavy_tail_hint(posterior["nu"].values, tau.values, tau.coords["dataset"].values)
         return [hint] if hint else []
 
     def _noise_check_line(self) -> str:
